@@ -1,0 +1,75 @@
+//! The error type shared by every `mlcore` entry point.
+
+/// Everything that can go wrong in `mlcore` on user input.
+///
+/// Each variant names the offending argument (`what` / `name`) so that a
+/// paper crate can wrap it (`#[from] mlcore::Error`) and still tell its user
+/// which input was bad.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A Cholesky factorisation met a non-positive pivot.
+    #[error("{what} is not positive definite (largest diagonal jitter tried: {jitter_tried:e})")]
+    NotPositiveDefinite {
+        /// The argument that was factorised.
+        what: &'static str,
+        /// The largest absolute jitter added to the diagonal before giving up
+        /// (0 when no retry was asked for).
+        jitter_tried: f64,
+    },
+    /// An argument has the wrong shape.
+    #[error("{what} has shape {got}, expected {expected}")]
+    ShapeMismatch {
+        /// The argument with the wrong shape.
+        what: &'static str,
+        /// The shape that was expected, in words or as `[rows, cols]`.
+        expected: String,
+        /// The shape that was given.
+        got: String,
+    },
+    /// An argument contains NaN or an infinity.
+    #[error("{what} contains a non-finite value at flat index {index}")]
+    NonFinite {
+        /// The argument with the non-finite entry.
+        what: &'static str,
+        /// Position of the first offending entry, in logical (row-major) order.
+        index: usize,
+    },
+    /// An argument is empty where at least one element is needed.
+    #[error("{what} is empty")]
+    Empty {
+        /// The empty argument.
+        what: &'static str,
+    },
+    /// An iterative routine did not converge.
+    #[error("{algorithm} did not converge")]
+    NoConvergence {
+        /// The routine that failed.
+        algorithm: &'static str,
+    },
+    /// A scalar parameter is outside its valid range.
+    #[error("parameter {name} = {value} is invalid: expected {expected}")]
+    InvalidParameter {
+        /// The parameter's name.
+        name: &'static str,
+        /// The value that was given.
+        value: f64,
+        /// The valid range, in words (for example `"in (0, 1)"`).
+        expected: &'static str,
+    },
+    /// A matrix that must be invertible is exactly singular.
+    #[error("{what} is singular")]
+    Singular {
+        /// The singular argument.
+        what: &'static str,
+    },
+    /// A statistic is undefined because an input has zero variance.
+    #[error("{what} has zero variance")]
+    ZeroVariance {
+        /// The constant argument.
+        what: &'static str,
+    },
+}
+
+/// `Result` with [`Error`] as the error type.
+pub type Result<T> = std::result::Result<T, Error>;
