@@ -1,0 +1,20 @@
+//! # icml24
+//!
+//! ICML 2024 papers as Rust library crates, each usable on its own, plus the
+//! runner that reproduces their headline claims (`cargo run --release`).
+//!
+//! This facade re-exports every crate of the workspace, so that
+//! `icml24::mlcore` (and, as they land, `icml24::<paper crate>`) work from one
+//! dependency. Depend on a single paper crate directly when that is all you need.
+//!
+//! | crate | what it is |
+//! |---|---|
+//! | [`mlcore`] | the shared core: dense linear algebra (faer), sampling, statistics |
+//!
+//! The nineteen papers and their status are listed in the repository's README.
+#![deny(missing_docs)]
+
+pub use mlcore;
+
+pub mod reproduce;
+pub mod runner;
