@@ -86,23 +86,26 @@ where
         .configure_mesh()
         .x_desc(p.x_label.as_str())
         .y_desc(p.y_label.as_str())
+        .axis_desc_style(("sans-serif", 16))
+        .label_style(("sans-serif", 13))
         .draw()?;
     for (i, (s, points)) in p.series.iter().zip(pts).enumerate() {
         let color = Palette99::pick(i).to_rgba();
-        let legend = move |(x, y): (i32, i32)| {
-            PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
-        };
         match s.style {
-            SeriesStyle::Line => chart.draw_series(LineSeries::new(
-                points.iter().copied(),
-                color.stroke_width(2),
-            ))?,
-            SeriesStyle::Points => {
-                chart.draw_series(points.iter().map(|&q| Circle::new(q, 3, color.filled())))?
-            }
-        }
-        .label(s.label.as_str())
-        .legend(legend);
+            SeriesStyle::Line => chart
+                .draw_series(LineSeries::new(
+                    points.iter().copied(),
+                    color.stroke_width(2),
+                ))?
+                .label(s.label.as_str())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+                }),
+            SeriesStyle::Points => chart
+                .draw_series(points.iter().map(|&q| Circle::new(q, 3, color.filled())))?
+                .label(s.label.as_str())
+                .legend(move |(x, y)| Circle::new((x + 9, y), 3, color.filled())),
+        };
     }
     if !p.series.is_empty() {
         chart

@@ -1,6 +1,6 @@
 //! # mlcore
 //!
-//! The small shared core of the [icml24](https://github.com/icml24/icml24)
+//! The small shared core of the icml24
 //! workspace: what several paper crates need, written once.
 //!
 //! - [`linalg`]: dense decompositions on `ndarray` types, backed by faer
