@@ -137,9 +137,24 @@ pub fn quantile(data: ArrayView1<'_, f64>, q: f64) -> Result<f64> {
     Ok(v[lo] + (h - lo as f64) * (v[hi] - v[lo]))
 }
 
+/// The split-conformal rank `k = ⌈(n+1)(1−α)⌉` for `n` calibration scores.
+///
+/// May exceed `n`: then no finite threshold has the guarantee, which happens
+/// exactly when `n < 1/α − 1`. The product is computed with a relative
+/// tolerance of 1e-9 before the ceiling, so that an exact integer (n = 19,
+/// α = 0.1 gives 18) does not round up through floating-point error.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] unless `0 < α < 1`.
+pub fn conformal_rank(n: usize, alpha: f64) -> Result<usize> {
+    check::open_interval(alpha, 0.0, 1.0, "alpha", "in (0, 1)")?;
+    let target = (n + 1) as f64 * (1.0 - alpha);
+    Ok((target - 1e-9 * target.max(1.0)).ceil().max(0.0) as usize)
+}
+
 /// The split-conformal threshold: the `⌈(n+1)(1−α)⌉`-th smallest of `n`
-/// calibration scores, or `+∞` when that rank exceeds `n` (too few scores
-/// for level `α`: the prediction set must then be everything).
+/// calibration scores ([`conformal_rank`]), or `+∞` when that rank exceeds
+/// `n` (too few scores for level `α`: the prediction set must then be everything).
 ///
 /// With exchangeable scores, a fresh score `s` satisfies
 /// `P(s ≤ q̂) ≥ 1 − α` (Vovk et al. 2005; Angelopoulos & Bates 2021, Thm. 1). O(n).
@@ -147,18 +162,9 @@ pub fn quantile(data: ArrayView1<'_, f64>, q: f64) -> Result<f64> {
 /// # Errors
 /// [`Error::Empty`], [`Error::NonFinite`], [`Error::InvalidParameter`] unless `0 < α < 1`.
 pub fn conformal_quantile(scores: ArrayView1<'_, f64>, alpha: f64) -> Result<f64> {
-    check::open_interval(alpha, 0.0, 1.0, "alpha", "in (0, 1)")?;
+    let k = conformal_rank(scores.len(), alpha)?;
     check::data(&scores, "scores")?;
-    let n = scores.len();
-    // (n+1)(1−α) computed as n+1 − (n+1)α; subtracting a tiny tolerance before the
-    // ceiling keeps an exact integer (e.g. n = 19, α = 0.1 gives 18) from rounding up.
-    let target = (n + 1) as f64 * (1.0 - alpha);
-    let k = (target - 1e-9 * target.max(1.0)).ceil() as usize;
-    if k > n {
-        Ok(f64::INFINITY)
-    } else {
-        order_statistic(scores, k.max(1))
-    }
+    if k > scores.len() { Ok(f64::INFINITY) } else { order_statistic(scores, k.max(1)) }
 }
 
 /// The empirical CDF `F̂(x) = #{i : xᵢ ≤ x} / n` of a sample.
