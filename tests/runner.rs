@@ -30,7 +30,7 @@ impl Reproduction for Holds {
                 Figure::new("slope", -1.0).with_target("≈ −1"),
                 Figure::new("full budget", full),
             ],
-            plot: Some(Plot {
+            plots: vec![Plot {
                 title: "error vs n".into(),
                 x_label: "n".into(),
                 y_label: "error".into(),
@@ -40,7 +40,7 @@ impl Reproduction for Holds {
                 ],
                 log_x: true,
                 log_y: true,
-            }),
+            }],
             notes: vec!["a caveat".into()],
         })
     }

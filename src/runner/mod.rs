@@ -4,8 +4,8 @@
 //! [`crate::reproduce::registry`]: its id (the crate's name), the paper, the
 //! headline claim in one sentence, and [`Reproduction::run`], which runs the
 //! experiment at a [`Budget`] and returns an [`Outcome`]: the measured
-//! [`Figure`]s, whether the claim held, and an optional [`Plot`]. The runner
-//! prints a table, writes `index.md` and one SVG per reproduction, and exits
+//! [`Figure`]s, whether the claim held, and its [`Plot`]s. The runner
+//! prints a table, writes `index.md` and an SVG per plot, and exits
 //! 0 when every selected claim held, 1 when one did not, 2 on a usage error.
 
 mod cli;
@@ -207,8 +207,8 @@ pub struct Outcome {
     pub held: bool,
     /// The measured figures, in the order to report them.
     pub figures: Vec<Figure>,
-    /// The plot for the report, if any.
-    pub plot: Option<Plot>,
+    /// The plots for the report (`<id>.svg`, then `<id>-2.svg`, …).
+    pub plots: Vec<Plot>,
     /// Free-text remarks (deviations, caveats) for the report.
     pub notes: Vec<String>,
 }

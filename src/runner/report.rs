@@ -47,7 +47,7 @@ pub fn table(records: &[Record]) -> String {
     s
 }
 
-/// Writes `index.md` and `<id>.svg` for each reproduction with a plot.
+/// Writes `index.md` and the SVG plots (`<id>.svg`, `<id>-2.svg`, …).
 pub fn write(records: &[Record], budget: Budget, dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let mut md = format!(
@@ -75,8 +75,12 @@ pub fn write(records: &[Record], budget: Budget, dir: &Path) -> std::io::Result<
                 for n in &o.notes {
                     let _ = writeln!(md, "\n> {n}");
                 }
-                if let Some(p) = &o.plot {
-                    let file = format!("{}.svg", r.id);
+                for (i, p) in o.plots.iter().enumerate() {
+                    let file = if i == 0 {
+                        format!("{}.svg", r.id)
+                    } else {
+                        format!("{}-{}.svg", r.id, i + 1)
+                    };
                     plot::draw(p, &dir.join(&file))
                         .map_err(|e| std::io::Error::other(e.to_string()))?;
                     let _ = writeln!(md, "\n![{}]({file})", cell(&p.title));

@@ -164,7 +164,11 @@ pub fn conformal_rank(n: usize, alpha: f64) -> Result<usize> {
 pub fn conformal_quantile(scores: ArrayView1<'_, f64>, alpha: f64) -> Result<f64> {
     let k = conformal_rank(scores.len(), alpha)?;
     check::data(&scores, "scores")?;
-    if k > scores.len() { Ok(f64::INFINITY) } else { order_statistic(scores, k.max(1)) }
+    if k > scores.len() {
+        Ok(f64::INFINITY)
+    } else {
+        order_statistic(scores, k.max(1))
+    }
 }
 
 /// The empirical CDF `F̂(x) = #{i : xᵢ ≤ x} / n` of a sample.
