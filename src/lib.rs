@@ -10,10 +10,12 @@
 //! | crate | what it is |
 //! |---|---|
 //! | [`mlcore`] | the shared core: dense linear algebra (faer), sampling, statistics |
+//! | [`conformal_sets`] | conformal prediction sets and the trial analysis (Cresswell et al.) |
 //!
 //! The nineteen papers and their status are listed in the repository's README.
 #![deny(missing_docs)]
 
+pub use conformal_sets;
 pub use mlcore;
 
 pub mod reproduce;

@@ -14,6 +14,8 @@ usage: icml24 [OPTIONS] [NAME...]
   --budget quick|full   compute budget (default: quick)
   --out DIR             report folder (default: target/report)
   --seed N              master seed (default: 0)
+  --data DIR            external data, one folder per crate (default: ../shared/fixtures
+                        beside the repository, when present)
   -h, --help            this text
 
 exit status: 0 every selected claim held, 1 one did not, 2 usage error";
@@ -43,6 +45,8 @@ pub struct Args {
     pub out: PathBuf,
     /// `--seed`.
     pub seed: u64,
+    /// `--data`.
+    pub data: PathBuf,
     /// The `NAME…` selection; empty means all.
     pub names: Vec<String>,
 }
@@ -56,6 +60,7 @@ impl Args {
             budget: Budget::Quick,
             out: PathBuf::from("target/report"),
             seed: 0,
+            data: super::default_data_dir(),
             names: Vec::new(),
         };
         let mut it = args.into_iter();
@@ -75,6 +80,7 @@ impl Args {
                 "-h" | "--help" => parsed.help = true,
                 "--budget" => parsed.budget = value("--budget")?.parse().map_err(UsageError)?,
                 "--out" => parsed.out = PathBuf::from(value("--out")?),
+                "--data" => parsed.data = PathBuf::from(value("--data")?),
                 "--seed" => {
                     let v = value("--seed")?;
                     parsed.seed = v

@@ -16,7 +16,7 @@ pub use cli::{Args, USAGE, UsageError};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// How much compute a reproduction may spend.
@@ -48,21 +48,37 @@ impl std::fmt::Display for Budget {
     }
 }
 
-/// What a reproduction gets to run with: the budget, the seed, and a progress bar.
+/// What a reproduction gets to run with: the budget, the seed, the data
+/// folder, and a progress bar.
 pub struct Context {
     budget: Budget,
     seed: u64,
+    data: PathBuf,
     progress: ProgressBar,
+}
+
+/// The default data folder: the fixtures beside a development checkout
+/// (`../shared/fixtures` from the repository root). A plain clone has none;
+/// pass `--data DIR` to point at downloaded copies.
+pub fn default_data_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures")
 }
 
 impl Context {
     /// A context with a hidden progress bar (for tests and library use).
-    pub fn new(budget: Budget, seed: u64) -> Self {
+    pub fn new(budget: Budget, seed: u64, data: PathBuf) -> Self {
         Context {
             budget,
             seed,
+            data,
             progress: ProgressBar::hidden(),
         }
+    }
+
+    /// The folder of external data for one crate, `<data>/<id>` (it may not exist:
+    /// a reproduction says what is missing and runs what it can without it).
+    pub fn data_dir(&self, id: &str) -> PathBuf {
+        self.data.join(id)
     }
 
     /// The budget to run at.
@@ -297,7 +313,7 @@ fn run_cli(
         }
         return Ok(0);
     }
-    let records = run_all(&selected, args.budget, args.seed);
+    let records = run_all(&selected, args.budget, args.seed, &args.data);
     let _ = write!(out, "{}", report::table(&records));
     match report::write(&records, args.budget, &args.out) {
         Ok(()) => {
@@ -316,7 +332,12 @@ fn run_cli(
 }
 
 /// Runs the reproductions in order, each with its own progress bar.
-pub fn run_all(selected: &[&dyn Reproduction], budget: Budget, seed: u64) -> Vec<Record> {
+pub fn run_all(
+    selected: &[&dyn Reproduction],
+    budget: Budget,
+    seed: u64,
+    data: &Path,
+) -> Vec<Record> {
     let style = ProgressStyle::with_template(
         "{prefix:>24} [{elapsed_precise}] {wide_bar} {pos}/{len} {msg}",
     )
@@ -333,6 +354,7 @@ pub fn run_all(selected: &[&dyn Reproduction], budget: Budget, seed: u64) -> Vec
             let ctx = Context {
                 budget,
                 seed,
+                data: data.to_path_buf(),
                 progress,
             };
             let start = Instant::now();

@@ -1,0 +1,270 @@
+//! Split-conformal calibration (paper §2): scores on held-out calibration
+//! data, their quantile `q̂`, and prediction sets for new inputs.
+
+use crate::error::{Error, Result};
+use crate::score::{ConformityScore, PredictionSet};
+use ndarray::{Array1, ArrayView2};
+use rand::{Rng, RngExt};
+
+/// How `q̂` is taken from the `n` calibration scores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum QuantileRule {
+    /// The `⌈(n+1)(1−α)⌉`-th smallest score: `1−α ≤ P(Y ∈ C(X)) ≤ 1−α+1/(n+1)`
+    /// (the upper bound for tie-free, e.g. randomised, scores). Fails when
+    /// `⌈(n+1)(1−α)⌉ > n`, i.e. `n < 1/α − 1`.
+    #[default]
+    FiniteSample,
+    /// `numpy.quantile(scores, 1−α, method="higher")`: the `⌈(n−1)(1−α)⌉+1`-th
+    /// smallest, what the official RAPS code uses. Slightly less conservative:
+    /// coverage can fall below `1−α` by up to `1/(n+1)`.
+    NumpyHigher,
+}
+
+/// Checks that every row of `probs` is a probability vector (finite, ≥ 0, sums to 1 ± 1e-6).
+///
+/// # Errors
+/// [`Error::EmptyInput`], [`Error::NotAProbability`].
+pub fn check_probabilities(probs: ArrayView2<'_, f64>) -> Result<()> {
+    if probs.nrows() == 0 || probs.ncols() == 0 {
+        return Err(Error::EmptyInput { what: "probs" });
+    }
+    let probs = probs.as_standard_layout();
+    for (row, p) in rows(&probs).enumerate() {
+        let (sum, valid) = sum_if_valid(p);
+        if !valid || (sum - 1.0).abs() > 1e-6 {
+            return Err(Error::NotAProbability { row, sum });
+        }
+    }
+    Ok(())
+}
+
+/// The sum of a row and whether every entry is finite and ≥ 0, in one pass
+/// (four accumulators, so that the loop vectorises).
+fn sum_if_valid(p: &[f64]) -> (f64, bool) {
+    let (mut acc, mut valid) = ([0.0; 4], true);
+    let chunks = p.chunks_exact(4);
+    let tail = chunks.remainder();
+    for c in chunks {
+        for (a, &v) in acc.iter_mut().zip(c) {
+            *a += v;
+            valid &= (0.0..f64::INFINITY).contains(&v);
+        }
+    }
+    for &v in tail {
+        acc[0] += v;
+        valid &= (0.0..f64::INFINITY).contains(&v);
+    }
+    (acc.iter().sum(), valid)
+}
+
+/// Checks labels against `probs`: one per row, each `< K`.
+///
+/// # Errors
+/// [`Error::ShapeMismatch`], [`Error::LabelOutOfRange`].
+pub fn check_labels(probs: ArrayView2<'_, f64>, labels: &[usize]) -> Result<()> {
+    if labels.len() != probs.nrows() {
+        return Err(Error::ShapeMismatch {
+            what: "labels vs rows of probs",
+            expected: probs.nrows(),
+            got: labels.len(),
+        });
+    }
+    let classes = probs.ncols();
+    match labels.iter().position(|&y| y >= classes) {
+        Some(index) => Err(Error::LabelOutOfRange {
+            index,
+            label: labels[index],
+            classes,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Checks `0 < α < 1`.
+///
+/// # Errors
+/// [`Error::AlphaOutOfRange`].
+pub fn check_alpha(alpha: f64) -> Result<()> {
+    if alpha > 0.0 && alpha < 1.0 {
+        Ok(())
+    } else {
+        Err(Error::AlphaOutOfRange { alpha })
+    }
+}
+
+/// The 1-based rank of `q̂` among `n` sorted scores under `rule`.
+///
+/// # Errors
+/// [`Error::AlphaOutOfRange`], [`Error::EmptyInput`] for `n = 0`,
+/// [`Error::TooFewCalibration`] when the finite-sample rank exceeds `n`.
+pub fn quantile_index(n: usize, alpha: f64, rule: QuantileRule) -> Result<usize> {
+    check_alpha(alpha)?;
+    if n == 0 {
+        return Err(Error::EmptyInput {
+            what: "calibration scores",
+        });
+    }
+    match rule {
+        QuantileRule::FiniteSample => {
+            let k = mlcore::stats::conformal_rank(n, alpha)?;
+            if k > n {
+                Err(Error::TooFewCalibration {
+                    n,
+                    alpha,
+                    min_n: min_calibration_size(alpha)?,
+                })
+            } else {
+                Ok(k.max(1))
+            }
+        }
+        // numpy: virtual index (n − 1)·q, rounded up.
+        QuantileRule::NumpyHigher => Ok(((n - 1) as f64 * (1.0 - alpha)).ceil() as usize + 1),
+    }
+}
+
+/// The smallest calibration size `n` with `⌈(n+1)(1−α)⌉ ≤ n` (about `1/α − 1`).
+///
+/// # Errors
+/// [`Error::AlphaOutOfRange`].
+pub fn min_calibration_size(alpha: f64) -> Result<usize> {
+    check_alpha(alpha)?;
+    // (n+1)(1−α) ≤ n ⇔ n ≥ (1−α)/α; settle floating-point edge cases on the rank rule itself.
+    let mut n = ((1.0 - alpha) / alpha).ceil().max(1.0) as usize;
+    while n > 1 && mlcore::stats::conformal_rank(n - 1, alpha)? < n {
+        n -= 1;
+    }
+    while mlcore::stats::conformal_rank(n, alpha)? > n {
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// The rows of a standard-layout matrix as slices.
+pub(crate) fn rows<'a>(
+    probs: &'a ndarray::CowArray<'_, f64, ndarray::Ix2>,
+) -> impl Iterator<Item = &'a [f64]> {
+    probs
+        .as_slice()
+        .expect("standard layout")
+        .chunks_exact(probs.ncols().max(1))
+}
+
+/// Draws `U ~ Unif[0, 1)` when the score is randomised, else 0.
+fn draw_u<S: ConformityScore, R: Rng + ?Sized>(score: &S, rng: &mut R) -> f64 {
+    if score.is_randomized() {
+        rng.random::<f64>()
+    } else {
+        0.0
+    }
+}
+
+/// Conformity scores of labelled data, one `U` per row for randomised scores. O(nK).
+///
+/// # Errors
+/// As [`check_probabilities`] and [`check_labels`].
+pub fn scores<S: ConformityScore, R: Rng + ?Sized>(
+    score: &S,
+    probs: ArrayView2<'_, f64>,
+    labels: &[usize],
+    rng: &mut R,
+) -> Result<Array1<f64>> {
+    check_probabilities(probs)?;
+    check_labels(probs, labels)?;
+    let probs = probs.as_standard_layout();
+    Ok(rows(&probs)
+        .zip(labels)
+        .map(|(p, &y)| score.score(p, y, draw_u(score, rng)))
+        .collect())
+}
+
+/// A split-conformal predictor before calibration: a score, a level α and a quantile rule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SplitConformal<S> {
+    score: S,
+    alpha: f64,
+    rule: QuantileRule,
+}
+
+impl<S: ConformityScore + Clone> SplitConformal<S> {
+    /// # Errors
+    /// [`Error::AlphaOutOfRange`].
+    pub fn new(score: S, alpha: f64, rule: QuantileRule) -> Result<Self> {
+        check_alpha(alpha)?;
+        Ok(SplitConformal { score, alpha, rule })
+    }
+
+    /// Calibrates on `n` labelled rows: `q̂` = the rule's order statistic of their scores. O(nK).
+    ///
+    /// # Errors
+    /// As [`scores`] and [`quantile_index`].
+    pub fn calibrate<R: Rng + ?Sized>(
+        &self,
+        probs: ArrayView2<'_, f64>,
+        labels: &[usize],
+        rng: &mut R,
+    ) -> Result<Calibrated<S>> {
+        let s = scores(&self.score, probs, labels, rng)?;
+        let k = quantile_index(s.len(), self.alpha, self.rule)?;
+        let q_hat = mlcore::stats::order_statistic(s.view(), k)?;
+        Ok(Calibrated {
+            score: self.score.clone(),
+            alpha: self.alpha,
+            rule: self.rule,
+            n: s.len(),
+            q_hat,
+        })
+    }
+}
+
+/// A calibrated split-conformal predictor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Calibrated<S> {
+    score: S,
+    alpha: f64,
+    rule: QuantileRule,
+    n: usize,
+    q_hat: f64,
+}
+
+impl<S: ConformityScore> Calibrated<S> {
+    /// The threshold `q̂`.
+    pub fn q_hat(&self) -> f64 {
+        self.q_hat
+    }
+
+    /// The level α it was calibrated at.
+    pub fn alpha(&self) -> f64 {
+        self.alpha
+    }
+
+    /// The quantile rule used (name it with every result).
+    pub fn rule(&self) -> QuantileRule {
+        self.rule
+    }
+
+    /// Number of calibration points.
+    pub fn n_calibration(&self) -> usize {
+        self.n
+    }
+
+    /// The score.
+    pub fn score(&self) -> &S {
+        &self.score
+    }
+
+    /// Prediction sets for a batch of probability rows, one `U` per row. O(m K log K).
+    ///
+    /// # Errors
+    /// As [`check_probabilities`].
+    pub fn predict<R: Rng + ?Sized>(
+        &self,
+        probs: ArrayView2<'_, f64>,
+        rng: &mut R,
+    ) -> Result<Vec<PredictionSet>> {
+        check_probabilities(probs)?;
+        let probs = probs.as_standard_layout();
+        Ok(rows(&probs)
+            .map(|p| self.score.set(p, self.q_hat, draw_u(&self.score, rng)))
+            .collect())
+    }
+}

@@ -1,0 +1,281 @@
+//! Conformity scores and the prediction sets they induce (paper §2; the
+//! official code's `gcq`/`giq` for RAPS).
+//!
+//! Notation for one probability row `π` over `K` classes: the order
+//! `π₍₁₎ ≥ … ≥ π₍K₎` (ties broken by the smaller label first), cumulative
+//! mass `C_r = Σ_{j≤r} π₍j₎` (`C₀ = 0`), the 1-based rank `o(y)` of label
+//! `y`, and a uniform `U ∈ [0, 1)` drawn once per row.
+//!
+//! Every score is monotone along the order, so each set `{y : s(x, y, U) ≤ q̂}`
+//! is a prefix of the sorted labels; sets are returned sorted by label id (as
+//! they were shown to the trial's participants).
+
+/// A prediction set: labels sorted by id.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PredictionSet {
+    labels: Vec<usize>,
+}
+
+impl PredictionSet {
+    /// A set from labels in any order (duplicates removed).
+    pub fn new(mut labels: Vec<usize>) -> Self {
+        labels.sort_unstable();
+        labels.dedup();
+        PredictionSet { labels }
+    }
+
+    /// The labels, ascending.
+    pub fn labels(&self) -> &[usize] {
+        &self.labels
+    }
+
+    /// Number of labels.
+    pub fn len(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// Whether the set is empty (possible only with randomised scores and `allow_empty`).
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty()
+    }
+
+    /// Whether `y` is in the set. O(log |set|).
+    pub fn contains(&self, y: usize) -> bool {
+        self.labels.binary_search(&y).is_ok()
+    }
+}
+
+/// A conformity score `s(x, y, U)`: larger means `y` conforms less.
+///
+/// Implementors guarantee `y ∈ set(π, q, U) ⇔ score(π, y, U) ≤ q` for the
+/// same `U` (up to the documented empty-set policy), which is what makes
+/// split conformal calibration valid.
+pub trait ConformityScore {
+    /// Short name, e.g. `"RAPS"`.
+    fn name(&self) -> &'static str;
+    /// Whether the score uses `U` (then calibration and prediction draw one `U` per row).
+    fn is_randomized(&self) -> bool;
+    /// The score of label `y` under probabilities `p`. O(K). `p` and `y` are
+    /// assumed checked (a probability vector, `y < K`).
+    fn score(&self, p: &[f64], y: usize, u: f64) -> f64;
+    /// The set `{y : score(p, y, u) ≤ q}`. O(K) for LAC and (expected) for RAPS.
+    fn set(&self, p: &[f64], q: f64, u: f64) -> PredictionSet;
+}
+
+/// The total order of labels: decreasing probability, ties by the smaller label.
+fn by_probability(p: &[f64]) -> impl Fn(&usize, &usize) -> std::cmp::Ordering + '_ {
+    move |&a, &b| p[b].total_cmp(&p[a]).then(a.cmp(&b))
+}
+
+/// Sort keys for the label order: ascending `(key, label)` is decreasing
+/// probability with ties by the smaller label. Probabilities are finite and
+/// non-negative (checked upstream; K < 2³² labels), so their bit patterns order like their
+/// values, and the complement reverses that order. Sorting these contiguous
+/// pairs avoids an indirect, branchy comparison per step.
+fn order_keys(p: &[f64]) -> Vec<(u64, u32)> {
+    // `+ 0.0` turns −0.0 (whose sign bit would misorder it) into +0.0.
+    p.iter()
+        .enumerate()
+        .map(|(j, &v)| (!(v + 0.0).to_bits(), j as u32))
+        .collect()
+}
+
+fn key_probability(key: u64) -> f64 {
+    f64::from_bits(!key)
+}
+
+/// The longest prefix of the labels in decreasing probability (ties by
+/// label) on which `passes(rank, label, mass_above)` holds, for a predicate
+/// that is monotone along that order (true, then false). Returns the prefix
+/// unordered.
+///
+/// Binary search by selection: each step partitions the undecided labels
+/// around their median with `select_nth_unstable`, tests the median (the mass
+/// above it is the decided mass plus the partition's upper half), and keeps
+/// one half. Expected O(K) per call, versus O(K log K) for a full sort.
+fn monotone_prefix(p: &[f64], passes: impl Fn(usize, usize, f64) -> bool) -> Vec<usize> {
+    let mut keys = order_keys(p);
+    let (mut lo, mut hi, mut above) = (0, keys.len(), 0.0);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        keys[lo..hi].select_nth_unstable(mid - lo);
+        let upper: f64 = keys[lo..mid].iter().map(|&(k, _)| key_probability(k)).sum();
+        let (k, y) = keys[mid];
+        if passes(mid + 1, y as usize, above + upper) {
+            above += upper + key_probability(k);
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    keys[..lo].iter().map(|&(_, y)| y as usize).collect()
+}
+
+/// The most probable label (ties by the smaller label).
+fn argmax(p: &[f64]) -> usize {
+    (0..p.len()).min_by(by_probability(p)).unwrap_or(0)
+}
+
+/// `(o(y), C_{o(y)−1})`: the 1-based rank of `y` and the mass ranked above it. O(K).
+fn rank_and_mass_above(p: &[f64], y: usize) -> (usize, f64) {
+    let py = p[y];
+    let mut rank = 1;
+    let mut above = 0.0;
+    for (j, &pj) in p.iter().enumerate() {
+        if pj > py || (pj == py && j < y) {
+            rank += 1;
+            above += pj;
+        }
+    }
+    (rank, above)
+}
+
+/// LAC (least ambiguous set-valued classifier, also THR): `s = 1 − π_y`,
+/// set `{y : π_y ≥ 1 − q̂}`. Deterministic; smallest average sets, no adaptivity guarantee.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Lac;
+
+impl ConformityScore for Lac {
+    fn name(&self) -> &'static str {
+        "LAC"
+    }
+    fn is_randomized(&self) -> bool {
+        false
+    }
+    fn score(&self, p: &[f64], y: usize, _u: f64) -> f64 {
+        1.0 - p[y]
+    }
+    fn set(&self, p: &[f64], q: f64, _u: f64) -> PredictionSet {
+        PredictionSet {
+            labels: p
+                .iter()
+                .enumerate()
+                .filter(|&(_, &v)| 1.0 - v <= q)
+                .map(|(y, _)| y)
+                .collect(),
+        }
+    }
+}
+
+/// RAPS (regularised adaptive prediction sets, Angelopoulos et al. 2021), the
+/// score of the trial: `s = C_{o−1} + U·π_y + λ·(o − k_reg)⁺`, or `C_o + λ·(o − k_reg)⁺`
+/// when not randomised.
+///
+/// The set is the prefix of the sorted labels whose scores are `≤ q̂`; this
+/// is the official `gcq` rule (`L = #{r : C_r + λ(r − k_reg)⁺ ≤ q̂} + 1`,
+/// then drop the `L`-th label when `U ≥ V`) for the same `U`. With
+/// `allow_empty = false` (the trial's `allow_zero_sets=False`) an empty set is
+/// replaced by the top label; that can only raise coverage.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Raps {
+    /// Penalty per rank beyond `k_reg`, `λ ≥ 0` (0 gives APS).
+    pub lambda: f64,
+    /// Number of top ranks free of penalty, `k_reg ≥ 0`.
+    pub k_reg: usize,
+    /// Use `U` (exact coverage up to `1/(n+1)`) or not (conservative).
+    pub randomized: bool,
+    /// Keep empty sets instead of forcing the top label.
+    pub allow_empty: bool,
+}
+
+impl Default for Raps {
+    /// The trial's settings for Few-NERD and ObjectNet: `λ = 0.5`, `k_reg = 5`,
+    /// randomised, no empty sets.
+    fn default() -> Self {
+        Raps {
+            lambda: 0.5,
+            k_reg: 5,
+            randomized: true,
+            allow_empty: false,
+        }
+    }
+}
+
+impl Raps {
+    /// Checks `λ` (finite, ≥ 0).
+    ///
+    /// # Errors
+    /// [`crate::Error::NegativeLambda`].
+    pub fn check(&self) -> crate::Result<()> {
+        if self.lambda >= 0.0 && self.lambda.is_finite() {
+            Ok(())
+        } else {
+            Err(crate::Error::NegativeLambda {
+                lambda: self.lambda,
+            })
+        }
+    }
+
+    fn penalty(&self, rank: usize) -> f64 {
+        self.lambda * rank.saturating_sub(self.k_reg) as f64
+    }
+}
+
+impl ConformityScore for Raps {
+    fn name(&self) -> &'static str {
+        if self.lambda == 0.0 { "APS" } else { "RAPS" }
+    }
+    fn is_randomized(&self) -> bool {
+        self.randomized
+    }
+    fn score(&self, p: &[f64], y: usize, u: f64) -> f64 {
+        let (rank, above) = rank_and_mass_above(p, y);
+        let own = if self.randomized { u * p[y] } else { p[y] };
+        above + own + self.penalty(rank)
+    }
+    fn set(&self, p: &[f64], q: f64, u: f64) -> PredictionSet {
+        // The score C_{r−1} + U·π₍r₎ + λ(r − k_reg)⁺ is non-decreasing in the rank r,
+        // so the set is the prefix of ranks whose score is at most q̂.
+        let mut labels = monotone_prefix(p, |rank, y, above| {
+            let own = if self.randomized { u * p[y] } else { p[y] };
+            above + own + self.penalty(rank) <= q
+        });
+        if labels.is_empty() && !self.allow_empty {
+            labels.push(argmax(p));
+        }
+        PredictionSet::new(labels)
+    }
+}
+
+/// APS (adaptive prediction sets, Romano et al. 2020): RAPS with `λ = 0`.
+pub fn aps(randomized: bool, allow_empty: bool) -> Raps {
+    Raps {
+        lambda: 0.0,
+        k_reg: 0,
+        randomized,
+        allow_empty,
+    }
+}
+
+/// Rank score `s = o(y)`: calibrating it gives the smallest `k` whose top-`k`
+/// sets have the conformal guarantee (MAPIE's `top_k`); the set at threshold
+/// `q̂` is the top-`⌊q̂⌋` labels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TopKRank;
+
+impl ConformityScore for TopKRank {
+    fn name(&self) -> &'static str {
+        "top-k"
+    }
+    fn is_randomized(&self) -> bool {
+        false
+    }
+    fn score(&self, p: &[f64], y: usize, _u: f64) -> f64 {
+        rank_and_mass_above(p, y).0 as f64
+    }
+    fn set(&self, p: &[f64], q: f64, _u: f64) -> PredictionSet {
+        let k = (q.floor().max(0.0) as usize).min(p.len());
+        top_k(p, k)
+    }
+}
+
+/// The fixed-size set of the `k` most probable labels (the trial's control
+/// arm; ties broken by the smaller label). O(K) expected.
+pub fn top_k(p: &[f64], k: usize) -> PredictionSet {
+    let mut keys = order_keys(p);
+    let k = k.min(p.len());
+    if k > 0 && k < p.len() {
+        keys.select_nth_unstable(k - 1);
+    }
+    PredictionSet::new(keys[..k].iter().map(|&(_, y)| y as usize).collect())
+}
