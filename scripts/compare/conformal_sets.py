@@ -91,26 +91,10 @@ import warnings
 from fractions import Fraction
 from pathlib import Path
 
-for _var in (
-    "OPENBLAS_NUM_THREADS",
-    "OMP_NUM_THREADS",
-    "MKL_NUM_THREADS",
-    "BLIS_NUM_THREADS",
-    "VECLIB_MAXIMUM_THREADS",
-):
-    os.environ[_var] = "1"
-
-MALLOC_TUNING = {"MALLOC_MMAP_THRESHOLD_": "33554432", "MALLOC_TRIM_THRESHOLD_": "4294967296"}
-if "--no-malloc-tuning" in sys.argv:
-    for _var in MALLOC_TUNING:
-        os.environ.pop(_var, None)
-elif any(os.environ.get(k) != v for k, v in MALLOC_TUNING.items()):
-    os.environ.update(MALLOC_TUNING)
-    os.execv(sys.executable, [sys.executable, *sys.argv])
+from _common import ROOT, blas_report, criterion_median_ns, fmt_ms, load_average, machine_report, target_dir  # noqa: E402,F401  (pins BLAS threads first)
 
 import numpy as np  # noqa: E402  (after the thread pinning above)
 
-ROOT = Path(__file__).resolve().parents[2]
 ALPHA = 0.1
 LAMBDA, K_REG = 0.5, 5  # the benchmark's RAPS (the trial's Few-NERD/ObjectNet settings)
 BENCH_SIZES = ((1_000, 1_000), (10_000, 100), (10_000, 1_000))
@@ -134,10 +118,6 @@ RAPS_NOTE = (
 # ------------------------------------------------------------------ helpers
 
 
-def target_dir() -> Path:
-    env = os.environ.get("CARGO_TARGET_DIR")
-    return Path(env) if env else ROOT / "target"
-
 
 def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
@@ -148,18 +128,6 @@ def run_cargo(cmd: list[str]) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True)
 
 
-def load_average() -> str:
-    try:
-        return Path("/proc/loadavg").read_text().split()[0]
-    except OSError:
-        return "?"
-
-
-def fmt_ms(ns: float | None) -> str:
-    if ns is None:
-        return "—"
-    ms = ns / 1e6
-    return f"{ms:.3f}" if ms < 1 else f"{ms:.2f}" if ms < 100 else f"{ms:.1f}"
 
 
 def finite_rank(n: int, alpha: float) -> int:
@@ -177,38 +145,6 @@ def sets_of(mask: np.ndarray) -> list[tuple[int, ...]]:
     return [tuple(int(j) for j in np.flatnonzero(row)) for row in mask]
 
 
-def blas_report() -> tuple[list[str], object]:
-    import numpy as np
-
-    lines = [f"numpy {np.__version__}, Python {sys.version.split()[0]}"]
-    try:
-        from threadpoolctl import threadpool_info, threadpool_limits
-    except ImportError:
-        return lines + ["threadpoolctl missing: BLAS pinned through *_NUM_THREADS=1 only"], contextlib.nullcontext()
-    limiter = threadpool_limits(limits=1)
-    for info in threadpool_info():
-        lines.append(
-            f"{info.get('user_api')}: {info.get('internal_api')} {info.get('version')}, "
-            f"threads {info.get('num_threads')}"
-        )
-    return lines, limiter
-
-
-def machine_report() -> list[str]:
-    model = "unknown CPU"
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    lines = [f"{model}, {os.cpu_count()} logical cores, load average {load_average()}"]
-    forced = {v: os.environ[v] for v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if v in os.environ}
-    if forced:
-        lines.append(
-            f"WARNING: {forced} set; numpy runs a forced OpenBLAS kernel. Run with "
-            "env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE"
-        )
-    return lines
 
 
 # --------------------------------------------------------------- data sets
@@ -621,14 +557,6 @@ def identity(workdir: Path) -> Report:
 # ------------------------------------------------------------------- timing
 
 
-def criterion_median_ns(group: str, ident: str) -> float | None:
-    path = target_dir() / "criterion" / group / ident / "new" / "estimates.json"
-    try:
-        with path.open() as f:
-            return float(json.load(f)["median"]["point_estimate"])
-    except FileNotFoundError:
-        return None
-
 
 def time_ns(fn, repeats: int) -> float | str:
     """Median seconds·1e9 of `repeats` calls after a warm-up, or the peer's error message."""
@@ -784,7 +712,7 @@ def main() -> int:
     log("$ cargo build --release -p conformal-sets --example predict_csv")
     run_cargo(["cargo", "build", "--release", "-p", "conformal-sets", "--example", "predict_csv"])
 
-    info = machine_report()
+    info = machine_report("conformal_sets.py")
     blas_lines, limiter = blas_report()
     versions = [f"MAPIE {mapie.__version__}"]
     with contextlib.suppress(ImportError):
