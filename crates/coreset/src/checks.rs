@@ -1,0 +1,92 @@
+//! Input checks shared by the entry points (crate-private).
+
+use crate::error::{Error, Result};
+use ndarray::{ArrayView1, ArrayView2};
+
+/// `p` must be finite and at least 1.
+pub(crate) fn p(p: f64) -> Result<()> {
+    if p.is_finite() && p >= 1.0 {
+        Ok(())
+    } else {
+        Err(Error::InvalidP { p })
+    }
+}
+
+/// Non-empty, finite matrix; names the first non-finite entry by row and column.
+pub(crate) fn matrix(m: ArrayView2<'_, f64>, what: &'static str) -> Result<()> {
+    if m.nrows() == 0 || m.ncols() == 0 {
+        return Err(Error::EmptyInput { what });
+    }
+    for ((row, col), v) in m.indexed_iter() {
+        if !v.is_finite() {
+            return Err(Error::NonFinite {
+                matrix: what,
+                row,
+                col,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// `A` and `B` checked, with the same number of rows.
+pub(crate) fn pair(a: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>) -> Result<()> {
+    matrix(a, "A")?;
+    matrix(b, "B")?;
+    if a.nrows() != b.nrows() {
+        return Err(Error::DimensionMismatch {
+            a_rows: a.nrows(),
+            b_rows: b.nrows(),
+        });
+    }
+    Ok(())
+}
+
+/// Row weights: length `n`, finite, non-negative.
+pub(crate) fn weights(s: ArrayView1<'_, f64>, n: usize) -> Result<()> {
+    if s.len() != n {
+        return Err(Error::ShapeMismatch {
+            what: "weights",
+            expected: format!("length {n}"),
+            got: format!("length {}", s.len()),
+        });
+    }
+    match s.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
+        Some(index) => Err(Error::InvalidWeights {
+            index,
+            value: s[index],
+        }),
+        None => Ok(()),
+    }
+}
+
+/// A count-like or tolerance-like parameter that must be finite and > 0.
+pub(crate) fn positive(value: f64, name: &'static str) -> Result<()> {
+    if value.is_finite() && value > 0.0 {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter {
+            name,
+            value,
+            expected: "a finite value > 0",
+        })
+    }
+}
+
+/// `ε ∈ (0, 1)`.
+pub(crate) fn epsilon(epsilon: f64) -> Result<()> {
+    if epsilon > 0.0 && epsilon < 1.0 {
+        Ok(())
+    } else {
+        Err(Error::InvalidEpsilon { epsilon })
+    }
+}
+
+/// `δ ∈ (0, 1)`.
+pub(crate) fn delta(delta: f64) -> Result<()> {
+    if delta > 0.0 && delta < 1.0 {
+        Ok(())
+    } else {
+        Err(Error::InvalidDelta { delta })
+    }
+}
