@@ -7,8 +7,12 @@
 use crate::runner::Reproduction;
 
 pub mod conformal_sets;
+pub mod coreset;
 
 /// Every registered reproduction, sorted by crate name.
 pub fn registry() -> Vec<Box<dyn Reproduction>> {
-    vec![Box::new(conformal_sets::ConformalSets)]
+    vec![
+        Box::new(conformal_sets::ConformalSets),
+        Box::new(coreset::CoresetDistortion),
+    ]
 }
