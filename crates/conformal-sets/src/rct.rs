@@ -268,10 +268,13 @@ pub fn welch_t(x: ArrayView1<'_, f64>, y: ArrayView1<'_, f64>, alt: Alternative)
     if se2 <= 0.0 {
         return Err(zero_variance("x and y (both samples are constant)"));
     }
-    let std_error = se2.sqrt();
-    let mean_difference = mx.mean - my.mean;
-    let statistic = mean_difference / std_error;
     let df = se2 * se2 / (vx * vx / (mx.n - 1.0) + vy * vy / (my.n - 1.0));
+    t_test(mx.mean - my.mean, se2.sqrt(), df, alt)
+}
+
+/// The t-test from the difference of means, its standard error and the degrees of freedom.
+fn t_test(mean_difference: f64, std_error: f64, df: f64, alt: Alternative) -> Result<TTest> {
+    let statistic = mean_difference / std_error;
     let p_value = t_p_value(statistic, df, alt)?;
     Ok(TTest {
         statistic,
@@ -309,16 +312,7 @@ pub fn student_t(
         return Err(zero_variance("x and y (both samples are constant)"));
     }
     let std_error = (pooled * (1.0 / mx.n + 1.0 / my.n)).sqrt();
-    let mean_difference = mx.mean - my.mean;
-    let statistic = mean_difference / std_error;
-    let p_value = t_p_value(statistic, df, alt)?;
-    Ok(TTest {
-        statistic,
-        df,
-        p_value,
-        mean_difference,
-        std_error,
-    })
+    t_test(mx.mean - my.mean, std_error, df, alt)
 }
 
 // ---------------------------------------------------------------------------

@@ -73,6 +73,19 @@ pub(crate) fn positive(value: f64, name: &'static str) -> Result<()> {
     }
 }
 
+/// The iteration options shared by the Lewis and IRLS solvers: at least one
+/// iteration and a finite, positive tolerance.
+pub(crate) fn iteration(max_iter: usize, tol: f64) -> Result<()> {
+    if max_iter == 0 {
+        return Err(Error::InvalidParameter {
+            name: "max_iter",
+            value: 0.0,
+            expected: "at least 1",
+        });
+    }
+    positive(tol, "tol")
+}
+
 /// `ε ∈ (0, 1)`.
 pub(crate) fn epsilon(epsilon: f64) -> Result<()> {
     if epsilon > 0.0 && epsilon < 1.0 {

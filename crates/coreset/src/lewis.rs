@@ -95,14 +95,7 @@ impl LewisOptions {
     /// [`Error::InvalidParameter`] for `max_iter = 0`, a `tol` that is not
     /// finite and positive, or a fixed step outside `(0, 1]`.
     pub fn check(&self) -> Result<()> {
-        if self.max_iter == 0 {
-            return Err(Error::InvalidParameter {
-                name: "max_iter",
-                value: 0.0,
-                expected: "at least 1",
-            });
-        }
-        checks::positive(self.tol, "tol")?;
+        checks::iteration(self.max_iter, self.tol)?;
         if let Damping::Fixed(eta) = self.damping
             && !(eta > 0.0 && eta <= 1.0)
         {

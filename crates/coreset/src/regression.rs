@@ -62,14 +62,7 @@ impl IrlsOptions {
     /// [`Error::InvalidParameter`] for `max_iter = 0` or a `tol` or
     /// `smoothing` that is not finite and positive.
     pub fn check(&self) -> Result<()> {
-        if self.max_iter == 0 {
-            return Err(Error::InvalidParameter {
-                name: "max_iter",
-                value: 0.0,
-                expected: "at least 1",
-            });
-        }
-        checks::positive(self.tol, "tol")?;
+        checks::iteration(self.max_iter, self.tol)?;
         checks::positive(self.smoothing, "smoothing")
     }
 }
