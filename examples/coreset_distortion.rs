@@ -43,7 +43,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let c = builder(k).build_with_lewis(&lw, a.view(), b.view(), &mut rng)?;
                 size += c.len();
                 strong.push(exact_distortion_p2(a.view(), b.view(), &c)?.epsilon());
-                let u = uniform_sample(N, k, &mut rng);
+                let u = uniform_sample(N, k, &mut rng)?;
                 unif.push(exact_distortion_p2(a.view(), b.view(), &u)?.epsilon());
             }
             let (s50, s90) = quantiles(strong);

@@ -113,3 +113,33 @@ def machine_report(script: str) -> list[str]:
             f"target/compare-venv/bin/python scripts/compare/{script}"
         )
     return lines
+
+
+def build_bench(name: str) -> str:
+    """Builds ``benches/<name>.rs`` (``cargo bench --bench <name> --no-run``) and returns its executable."""
+    import subprocess
+
+    cmd = ["cargo", "bench", "--bench", name, "--no-run", "--message-format=json-render-diagnostics"]
+    print(f"$ {' '.join(cmd)}", file=sys.stderr, flush=True)
+    proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"cargo bench failed (exit {proc.returncode}): the root package and benches/{name}.rs must compile")
+    for line in proc.stdout.splitlines():
+        msg = json.loads(line)
+        target = msg.get("target", {})
+        if msg.get("reason") == "compiler-artifact" and target.get("name") == name and "bench" in target.get("kind", []):
+            if msg.get("executable"):
+                return msg["executable"]
+    sys.exit(f"cargo bench --no-run reported no executable for the {name} benchmark")
+
+
+def run_bench(exe: str, filt: str | None, env: dict[str, str] | None = None) -> None:
+    """Runs a built criterion benchmark as ``cargo bench`` would (from the
+    package root, with ``--bench``); criterion's report goes to stderr. Running
+    the binary built once keeps every run on the same code while others edit
+    the tree."""
+    import subprocess
+
+    cmd = [exe, "--bench"] + ([filt] if filt else [])
+    print(f"$ {' '.join(cmd)}", file=sys.stderr, flush=True)
+    subprocess.run(cmd, cwd=ROOT, check=True, stdout=sys.stderr, env={**os.environ, **(env or {})})

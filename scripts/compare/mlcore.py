@@ -65,50 +65,18 @@ uses ``--runs 5``), ``--no-malloc-tuning`` (see above).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-from _common import ROOT, blas_report, criterion_median_ns, fmt_ms, load_average, machine_report, target_dir  # noqa: E402,F401  (pins BLAS threads first)
+from _common import ROOT, blas_report, build_bench, criterion_median_ns, fmt_ms, load_average, machine_report, run_bench, target_dir  # noqa: E402,F401  (pins BLAS threads first)
 
 OPS = ("cholesky", "svd", "eigh")
 SIZES = (100, 400, 1000)
 SEED = 42
-
-
-
-def build_bench() -> str:
-    """Builds the benchmark (``cargo bench --bench mlcore --no-run``), returns its executable."""
-    cmd = ["cargo", "bench", "--bench", "mlcore", "--no-run", "--message-format=json-render-diagnostics"]
-    print(f"$ {' '.join(cmd)}", file=sys.stderr, flush=True)
-    proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    if proc.returncode != 0:
-        sys.exit(f"cargo bench failed (exit {proc.returncode}): the root package and benches/mlcore.rs must compile")
-    for line in proc.stdout.splitlines():
-        msg = json.loads(line)
-        target = msg.get("target", {})
-        if msg.get("reason") == "compiler-artifact" and target.get("name") == "mlcore" and "bench" in target.get("kind", []):
-            if msg.get("executable"):
-                return msg["executable"]
-    sys.exit("cargo bench --no-run reported no executable for the mlcore benchmark")
-
-
-def run_bench(exe: str, filt: str | None) -> None:
-    """Runs the built criterion benchmark as ``cargo bench`` would (from the
-    package root, with ``--bench``); criterion's report goes to stderr. Running
-    the binary built once keeps every run on the same code while others edit
-    the tree."""
-    cmd = [exe, "--bench"] + ([filt] if filt else [])
-    print(f"$ {' '.join(cmd)}", file=sys.stderr, flush=True)
-    subprocess.run(cmd, cwd=ROOT, check=True, stdout=sys.stderr)
-
-
-
 
 
 
@@ -189,7 +157,7 @@ def main() -> int:
     pattern = re.compile(args.filter) if args.filter else None
     cases = [(op, n) for op in OPS for n in SIZES if pattern is None or pattern.search(f"{op}/{n}")]
 
-    exe = None if args.skip_bench else build_bench()
+    exe = None if args.skip_bench else build_bench("mlcore")
     info = machine_report("mlcore.py")
     blas_lines, limiter = blas_report()
     runs = []

@@ -10,7 +10,7 @@ use coreset::verify::exact_distortion_p2;
 use mlcore::sampling::{seeded, standard_normal};
 use mlcore::stats::quantile;
 use ndarray::{Array1, Array2};
-use rand::{Rng, RngExt};
+use rand::Rng;
 use std::time::Instant;
 
 /// The reproduction registered as `coreset`.
@@ -62,20 +62,13 @@ pub fn responses<R: Rng + ?Sized>(a: &Array2<f64>, m: usize, rng: &mut R) -> Arr
     b
 }
 
-/// Uniform sampling with the same expected size `k`: each row kept with
-/// probability `k/n`, weight `n/k`.
-pub fn uniform_sample<R: Rng + ?Sized>(n: usize, k: f64, rng: &mut R) -> Coreset {
-    let q = (k / n as f64).min(1.0);
-    let indices: Vec<usize> = (0..n).filter(|_| rng.random::<f64>() < q).collect();
-    let len = indices.len();
-    Coreset {
-        p: 2.0,
-        n,
-        indices,
-        weights: Array1::from_elem(len, 1.0 / q),
-        probabilities: Array1::from_elem(len, q),
-        expected_size: q * n as f64,
-    }
+/// Uniform sampling with the same expected size `k` ([`Coreset::uniform`]).
+pub fn uniform_sample<R: Rng + ?Sized>(
+    n: usize,
+    k: f64,
+    rng: &mut R,
+) -> Result<Coreset, coreset::Error> {
+    Coreset::uniform(n, 2.0, k, rng)
 }
 
 /// A strong coreset builder at p = 2 with `k_A = k_B = k/2`.
@@ -136,7 +129,7 @@ impl Reproduction for CoresetDistortion {
                         kept_n += 1;
                     }
                     strong.push(exact_distortion_p2(a.view(), b.view(), &c)?.epsilon());
-                    let u = uniform_sample(N, k, &mut rng);
+                    let u = uniform_sample(N, k, &mut rng)?;
                     unif.push(exact_distortion_p2(a.view(), b.view(), &u)?.epsilon());
                     ctx.step();
                 }

@@ -99,8 +99,9 @@ pub struct CoresetBuilder {
 
 impl CoresetBuilder {
     /// A strong coreset at exponent `p` with `ε = 0.1`, `δ = 0.01`,
-    /// `Budget::Theory { c: 1 }`, residuals from a full solve, default Lewis
-    /// options. Nothing is checked before [`CoresetBuilder::build`].
+    /// `Budget::Theory { c: 1 }`, residuals from a full solve, and
+    /// [`LewisOptions::for_sampling`] (tolerance `1e-3`). Nothing is checked
+    /// before [`CoresetBuilder::build`].
     pub fn new(p: f64) -> Self {
         CoresetBuilder {
             p,
@@ -109,7 +110,7 @@ impl CoresetBuilder {
             kind: Kind::Strong,
             budget: Budget::Theory { c: 1.0 },
             residuals: Residuals::FullSolve,
-            lewis: LewisOptions::default(),
+            lewis: LewisOptions::for_sampling(),
         }
     }
 
@@ -343,6 +344,24 @@ impl Coreset {
             expected_size: q.sum(),
             indices,
         }
+    }
+
+    /// The uniform-sampling baseline: every row kept independently with
+    /// probability `q = min(1, k/n)` and weight `1/q`, so `E[|S|] = k`. It is
+    /// unbiased like the coreset but blind to heavy rows of `A` and `B`; the
+    /// crate's tests and the runner show where it fails. O(n).
+    ///
+    /// # Errors
+    /// [`Error::InvalidP`], [`Error::EmptyInput`] for `n = 0`, and
+    /// [`Error::InvalidParameter`] for a `k` that is not finite and positive.
+    pub fn uniform<R: Rng + ?Sized>(n: usize, p: f64, k: f64, rng: &mut R) -> Result<Coreset> {
+        checks::p(p)?;
+        if n == 0 {
+            return Err(Error::EmptyInput { what: "A" });
+        }
+        checks::positive(k, "k")?;
+        let q = Array1::from_elem(n, (k / n as f64).min(1.0));
+        Ok(Coreset::sample(q, p, rng))
     }
 
     /// Number of kept rows `|S|`.

@@ -89,6 +89,18 @@ impl Default for LewisOptions {
 }
 
 impl LewisOptions {
+    /// The options [`crate::coreset::CoresetBuilder`] uses: tolerance `1e-3`
+    /// (every weight within 0.1% of the fixed point). Sampling only needs
+    /// the weights up to a constant factor (the estimate stays unbiased,
+    /// since rows are weighted by the `1/qᵢ` they were actually drawn
+    /// with), and the loose tolerance halves the iterations at `p = 1.5`.
+    pub fn for_sampling() -> Self {
+        LewisOptions {
+            tol: 1e-3,
+            ..LewisOptions::default()
+        }
+    }
+
     /// Validates the options.
     ///
     /// # Errors
@@ -243,7 +255,7 @@ pub fn lewis_weights(a: ArrayView2<'_, f64>, p: f64, opts: &LewisOptions) -> Res
     checks::matrix(a, "A")?;
     opts.check()?;
     let basis = Basis::exact(a)?;
-    let mut oracle = ExactOracle { q: &basis.q };
+    let mut oracle = ExactOracle::new(&basis.q);
     iterate(&basis, a.nrows(), p, opts, &mut oracle)
 }
 
@@ -343,30 +355,52 @@ trait Oracle {
     fn scores(&mut self, v: &[f64]) -> Result<Vec<f64>>;
 }
 
+/// Exact scores through the Cholesky factor `L` of the `r × r` Gram matrix
+/// `Qᵀ V Q`: `σᵢ = ‖L⁻¹ qᵢ‖²`, i.e. the squared row norms of `Z = Q L⁻ᵀ`.
+/// Two tall-skinny products per call (O(n r²) each, matrix-multiply speed,
+/// rows read contiguously) into buffers reused across iterations.
 struct ExactOracle<'a> {
     q: &'a Array2<f64>,
+    /// `diag(√v) Q`, reused.
+    scaled: Array2<f64>,
+    /// `Q L⁻ᵀ`, reused.
+    z: Array2<f64>,
+}
+
+impl<'a> ExactOracle<'a> {
+    fn new(q: &'a Array2<f64>) -> Self {
+        ExactOracle {
+            q,
+            scaled: Array2::zeros(q.dim()),
+            z: Array2::zeros(q.dim()),
+        }
+    }
 }
 
 impl Oracle for ExactOracle<'_> {
     fn scores(&mut self, v: &[f64]) -> Result<Vec<f64>> {
         let q = self.q;
-        let mut scaled = q.clone();
-        for (mut row, &vi) in scaled.axis_iter_mut(Axis(0)).zip(v) {
+        for ((mut out, row), &vi) in self
+            .scaled
+            .axis_iter_mut(Axis(0))
+            .zip(q.axis_iter(Axis(0)))
+            .zip(v)
+        {
             let sv = vi.sqrt();
-            row.mapv_inplace(|x| x * sv);
+            out.zip_mut_with(&row, |o, &x| *o = x * sv);
         }
-        // Cholesky of the Gram matrix; QR of the scaled basis when it fails.
-        let gram = scaled.t().dot(&scaled);
-        let y = match linalg::cholesky(gram.view()) {
-            Ok(l) => linalg::solve_triangular(l.view(), q.t(), Triangle::Lower)?,
-            Err(_) => {
-                let r = linalg::qr(scaled.view())?.r;
-                linalg::solve_triangular(r.t(), q.t(), Triangle::Lower)?
-            }
+        let gram = self.scaled.t().dot(&self.scaled);
+        let r = gram.nrows();
+        // Cholesky of the Gram matrix; R of a QR of the scaled basis when it
+        // fails (ill-conditioned): both give `Qᵀ V Q = L Lᵀ`.
+        let l = match linalg::cholesky(gram.view()) {
+            Ok(l) => l,
+            Err(_) => linalg::qr(self.scaled.view())?.r.t().to_owned(),
         };
-        Ok(y.axis_iter(Axis(1))
-            .map(|c| c.iter().map(|x| x * x).sum())
-            .collect())
+        let l_inv =
+            linalg::solve_triangular(l.view(), Array2::<f64>::eye(r).view(), Triangle::Lower)?;
+        ndarray::linalg::general_mat_mul(1.0, q, &l_inv.t(), 0.0, &mut self.z);
+        Ok(self.z.axis_iter(Axis(0)).map(|z| z.dot(&z)).collect())
     }
 }
 

@@ -29,6 +29,12 @@
 //! | weak coreset (Lewis only), theory-shaped budgets | [`coreset::Kind::Weak`], [`coreset::Budget::Theory`] |
 //! | solving on the coreset, `[A B]` rows scaled by `q^{−1/p}` | [`coreset::Coreset::solve`], [`coreset::Coreset::scaled_rows`] |
 //! | checking `(1 ± ε)`: exact at p = 2, probes for any p, weak ratio | [`verify::exact_distortion_p2`], [`verify::probe_distortion`], [`verify::weak_ratio`] |
+//! | uniform sampling (the baseline that misses heavy rows) | [`coreset::Coreset::uniform`] |
+//! | application 1: ℓp Euclidean power means from Θ̃(ε⁻²), Θ̃(ε⁻¹), Θ̃(ε^{1−p}) uniform samples | [`power_means::power_mean`], [`power_means::uniform_sample_size`], [`power_means::uniform_coreset`] |
+//! | application 2: for 1 < p < 2, Õ(k/ε) rows spanning a (1+ε)-optimal k-subspace (construction and checker reconstructed) | [`subspace::row_subset`], [`subspace::fit_subspace`], [`subspace::check_row_subset`] |
+//!
+//! Feature `parallel` (default): the columns of `B` are solved on rayon's
+//! pool, bit-for-bit as on one thread.
 //!
 //! ```
 //! use coreset::coreset::{Budget, CoresetBuilder};
@@ -60,7 +66,11 @@ mod checks;
 pub mod coreset;
 pub mod error;
 pub mod lewis;
+mod line_search;
+mod power;
+pub mod power_means;
 pub mod regression;
+pub mod subspace;
 pub mod verify;
 
 pub use error::{Error, Result};

@@ -21,15 +21,17 @@
 //! Rank-deficient `A` is handled in an orthonormal basis of its column span;
 //! the returned `X` is then one minimiser (the one in the row span of `A`).
 //!
-//! Columns are independent and solved one after another, so the result does
-//! not depend on any thread count (the workspace has no parallel runtime as
-//! a dependency yet; the per-column loop is the place to add one).
+//! Columns are independent: with the `parallel` feature (on by default) they
+//! are solved on rayon's pool, each by the same sequential arithmetic, so the
+//! result is bit-for-bit the same on any number of threads.
 //!
 //! Cost: O(n d²) once (thin SVD), then O(n r² + n·L) per IRLS iteration and
 //! column, where `L` is the number of line-search evaluations (≤ 60).
 
 use crate::checks;
 use crate::error::{Error, Result};
+use crate::line_search::convex_argmin_newton;
+use crate::power::Power;
 use mlcore::linalg;
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis, s};
 
@@ -127,7 +129,11 @@ pub(crate) fn row_costs(
 }
 
 fn pow_abs(v: f64, p: f64) -> f64 {
-    if p == 2.0 { v * v } else { v.abs().powf(p) }
+    if p == 2.0 {
+        v * v
+    } else {
+        Power::new(p).apply(v.abs())
+    }
 }
 
 /// Minimises `F(X) = Σᵢ sᵢ Σⱼ |(AX − B)ᵢⱼ|ᵖ` column by column (see the
@@ -193,12 +199,22 @@ pub(crate) fn solve_unchecked(
     }
     let sw: Vec<f64> = keep.iter().map(|&i| s[i]).collect();
     let m = b.ncols();
+    let column = |j: usize| -> Result<(Array1<f64>, usize, Option<f64>)> {
+        let bj: Array1<f64> = keep.iter().map(|&i| b[[i, j]]).collect();
+        solve_column(&q, bj.view(), &sw, p, opts)
+    };
+    #[cfg(feature = "parallel")]
+    let columns: Vec<_> = {
+        use rayon::prelude::*;
+        (0..m).into_par_iter().map(column).collect()
+    };
+    #[cfg(not(feature = "parallel"))]
+    let columns: Vec<_> = (0..m).map(column).collect();
     let mut x = Array2::zeros((a.ncols(), m));
     let mut iterations = vec![0; m];
     let mut failed = None;
-    for j in 0..m {
-        let bj: Array1<f64> = keep.iter().map(|&i| b[[i, j]]).collect();
-        let (y, it, conv) = solve_column(&q, bj.view(), &sw, p, opts)?;
+    for (j, col) in columns.into_iter().enumerate() {
+        let (y, it, conv) = col?;
         x.column_mut(j).assign(&back.dot(&y));
         iterations[j] = it;
         if failed.is_none()
@@ -229,12 +245,9 @@ pub(crate) fn solve_unchecked(
 /// Weighted least-squares step: `argmin_Δ Σ Dᵢ (qᵢᵀΔ + rᵢ)²`, i.e.
 /// `Δ = −(QᵀDQ)⁻¹ QᵀD r`, by Cholesky with a least-squares fallback.
 fn wls_step(q: &Array2<f64>, d: &[f64], r: &[f64]) -> Result<Array1<f64>> {
-    let mut scaled = q.clone();
-    for (mut row, &di) in scaled.axis_iter_mut(Axis(0)).zip(d) {
-        let sd = di.sqrt();
-        row.mapv_inplace(|v| v * sd);
-    }
-    let rhs: Array1<f64> = r.iter().zip(d).map(|(ri, di)| -ri * di.sqrt()).collect();
+    let sd: Array1<f64> = d.iter().map(|di| di.sqrt()).collect();
+    let scaled = q * &sd.view().insert_axis(Axis(1));
+    let rhs: Array1<f64> = r.iter().zip(&sd).map(|(ri, si)| -ri * si).collect();
     let gram = scaled.t().dot(&scaled);
     let g = scaled.t().dot(&rhs);
     match linalg::solve_spd(gram.view(), g.view()) {
@@ -259,31 +272,38 @@ fn solve_column(
         return Ok((y, 0, None));
     }
     let delta2 = (opts.smoothing * scale).powi(2);
-    let objective = |r: &[f64]| -> f64 {
-        r.iter()
-            .zip(s)
-            .map(|(v, w)| w * (v * v + delta2).powf(p / 2.0))
-            .sum()
-    };
-    let mut phi = objective(&r);
-    let mut last = f64::INFINITY;
-    for it in 1..=opts.max_iter {
-        let c: Vec<f64> = r
+    let weight_power = Power::new(p / 2.0 - 1.0);
+    // IRLS weights cᵢ = sᵢ (rᵢ² + δ²)^{p/2−1} and the smoothed objective
+    // φ = Σ (rᵢ² + δ²) cᵢ, from one power per row.
+    let weights_and_objective = |r: &[f64]| -> (Vec<f64>, f64) {
+        let mut phi = 0.0;
+        let c = r
             .iter()
             .zip(s)
-            .map(|(v, w)| w * (v * v + delta2).powf(p / 2.0 - 1.0))
+            .map(|(v, w)| {
+                let q = v * v + delta2;
+                let c = w * weight_power.apply(q);
+                phi += q * c;
+                c
+            })
             .collect();
+        (c, phi)
+    };
+    let (mut c, mut phi) = weights_and_objective(&r);
+    let mut last = f64::INFINITY;
+    for it in 1..=opts.max_iter {
         let step = wls_step(q, &c, &r)?;
         let u = q.dot(&step).to_vec();
-        let t = line_search(&r, &u, s, p, delta2);
+        let t = line_search(&r, &u, s, p, delta2, weight_power);
         if t > 0.0 {
             y.scaled_add(t, &step);
             for (ri, ui) in r.iter_mut().zip(&u) {
                 *ri += t * ui;
             }
         }
-        let new_phi = objective(&r);
+        let (new_c, new_phi) = weights_and_objective(&r);
         last = (phi - new_phi) / phi;
+        c = new_c;
         phi = new_phi;
         if last <= opts.tol || phi == 0.0 {
             return Ok((y, it, None));
@@ -293,60 +313,22 @@ fn solve_column(
 }
 
 /// Minimiser `t ≥ 0` of the convex `φ(t) = Σ sᵢ ((rᵢ + t uᵢ)² + δ²)^{p/2}`,
-/// by bracketing the root of the non-decreasing `φ'` and the Illinois method.
-fn line_search(r: &[f64], u: &[f64], s: &[f64], p: f64, delta2: f64) -> f64 {
-    let dphi = |t: f64| -> f64 {
-        r.iter()
-            .zip(u)
-            .zip(s)
-            .map(|((ri, ui), w)| {
-                let v = ri + t * ui;
-                w * v * ui * (v * v + delta2).powf(p / 2.0 - 1.0)
-            })
-            .sum()
+/// by safeguarded Newton steps from `t = 1/(p − 1)`: the IRLS direction is
+/// `(p − 1)` times the Newton direction of the smoothed objective, so near
+/// the solution that is where the minimiser lies. One power per row and
+/// evaluation: with `c = (v² + δ²)^{p/2−1}`, `v = rᵢ + t uᵢ`,
+/// `φ'/p = Σ sᵢ c v uᵢ` and `φ''/p = Σ sᵢ c uᵢ² (1 + (p − 2) v²/(v² + δ²))`.
+fn line_search(r: &[f64], u: &[f64], s: &[f64], p: f64, delta2: f64, weight_power: Power) -> f64 {
+    let d12 = |t: f64| -> (f64, f64) {
+        let (mut g, mut h) = (0.0, 0.0);
+        for ((ri, ui), w) in r.iter().zip(u).zip(s) {
+            let v = ri + t * ui;
+            let q = v * v + delta2;
+            let c = w * weight_power.apply(q);
+            g += c * v * ui;
+            h += c * ui * ui * (1.0 + (p - 2.0) * v * v / q);
+        }
+        (g, h)
     };
-    let (mut lo, mut flo) = (0.0, dphi(0.0));
-    if flo >= 0.0 || !flo.is_finite() {
-        return 0.0;
-    }
-    let (mut hi, mut fhi) = (1.0, dphi(1.0));
-    let mut grow = 0;
-    while fhi < 0.0 && grow < 60 {
-        lo = hi;
-        flo = fhi;
-        hi *= 2.0;
-        fhi = dphi(hi);
-        grow += 1;
-    }
-    if fhi < 0.0 {
-        return hi;
-    }
-    let mut side = 0;
-    for _ in 0..60 {
-        let t = (lo * fhi - hi * flo) / (fhi - flo);
-        let t = if t > lo && t < hi { t } else { 0.5 * (lo + hi) };
-        let ft = dphi(t);
-        if ft == 0.0 {
-            return t;
-        }
-        if ft < 0.0 {
-            lo = t;
-            flo = ft;
-            if side == -1 {
-                fhi *= 0.5;
-            }
-            side = -1;
-        } else {
-            hi = t;
-            fhi = ft;
-            if side == 1 {
-                flo *= 0.5;
-            }
-            side = 1;
-        }
-        if hi - lo <= 1e-6 * hi {
-            break;
-        }
-    }
-    0.5 * (lo + hi)
+    convex_argmin_newton(d12, 1.0 / (p - 1.0).max(0.05))
 }

@@ -1,7 +1,7 @@
 //! Typed errors on bad input, one block per public entry point.
 
 use coreset::Error;
-use coreset::coreset::{Budget, CoresetBuilder, Kind};
+use coreset::coreset::{Budget, Coreset, CoresetBuilder, Kind};
 use coreset::lewis::{
     Damping, LewisOptions, SketchOptions, leverage_scores, lewis_weights, lewis_weights_sketched,
     sketched_leverage_scores,
@@ -180,6 +180,20 @@ fn regression_entry_points_reject_bad_input() {
 fn coreset_entry_points_reject_bad_input() {
     let (a, b) = good();
     let mut rng = seeded(0);
+    assert!(matches!(
+        Coreset::uniform(0, 2.0, 5.0, &mut rng),
+        Err(Error::EmptyInput { .. })
+    ));
+    assert!(matches!(
+        Coreset::uniform(10, 0.5, 5.0, &mut rng),
+        Err(Error::InvalidP { .. })
+    ));
+    for k in [0.0, -1.0, f64::INFINITY] {
+        assert!(matches!(
+            Coreset::uniform(10, 2.0, k, &mut rng),
+            Err(Error::InvalidParameter { .. })
+        ));
+    }
     for eps in [0.0, 1.0, f64::NAN] {
         assert!(matches!(
             CoresetBuilder::new(2.0)

@@ -1,7 +1,7 @@
 //! Coreset guarantees: unbiasedness, the m-free strong-coreset distortion at
 //! p = 2 with the exact certificate, the weak-coreset ratio, determinism.
 
-use coreset::coreset::{Budget, CoresetBuilder, Kind, Residuals};
+use coreset::coreset::{Budget, Coreset, CoresetBuilder, Kind, Residuals};
 use coreset::lewis::{LewisOptions, lewis_weights};
 use coreset::regression::IrlsOptions;
 use coreset::verify::{ProbeOptions, exact_distortion_p2, probe_distortion, weak_ratio};
@@ -18,6 +18,27 @@ fn data(n: usize, d: usize, m: usize, outliers: usize, seed: u64) -> (Array2<f64
     let x0: Array2<f64> = standard_normal((d, m), &mut rng);
     let noise = Array2::from_shape_simple_fn((n, m), || rng.sample(t));
     let mut b = a.dot(&x0) + noise;
+    for k in 0..outliers {
+        let i = (k * 7919 + 13) % n;
+        b.row_mut(i)
+            .mapv_inplace(|v| v + if k % 2 == 0 { 1000.0 } else { -1000.0 });
+    }
+    (a, b)
+}
+
+/// Gaussian design and noise, `B = A X₀ + E`, and `outliers` rows of `B`
+/// shifted by ±1000.
+fn gaussian_data(
+    n: usize,
+    d: usize,
+    m: usize,
+    outliers: usize,
+    seed: u64,
+) -> (Array2<f64>, Array2<f64>) {
+    let mut rng = seeded(seed);
+    let a: Array2<f64> = standard_normal((n, d), &mut rng);
+    let x0: Array2<f64> = standard_normal((d, m), &mut rng);
+    let mut b = a.dot(&x0) + standard_normal::<_, _>((n, m), &mut rng);
     for k in 0..outliers {
         let i = (k * 7919 + 13) % n;
         b.row_mut(i)
@@ -123,6 +144,67 @@ fn probes_lie_inside_the_exact_range() {
     );
     for k in 0..3 {
         assert!(c.indices.contains(&((k * 7919 + 13) % 3000)));
+    }
+}
+
+/// Strong coreset at p = 3 (n = 10 000, d = 5, m = 20, Gaussian data, 10
+/// rows of B shifted by ±1000): Lewis + residual sampling with
+/// k_A = k_B = 600 (≈ 600 rows, as the outliers take q = 1) has a probe
+/// error ε ≤ 0.3, and at most a third of the ε of uniform sampling and of
+/// Lewis-only sampling of the same expected size (1200), which keep each
+/// outlier with probability 0.12: missing them, the ratio collapses where
+/// the outliers dominate F (ε → 1); keeping one with weight 8.3, it
+/// overshoots. Measured: 0.10–0.18 against 0.94–4.0.
+/// The spec's 0.004–0.026 came from probes without the local search; with
+/// it, the worst case sits at large ‖X‖, the Lewis part's regime, where
+/// ε ≈ (d^{p/2}/k_A)^{1/p} is the theory's rate. Probes bound ε from below
+/// only, so the test asserts the gap, on 3 seeds.
+#[test]
+fn strong_coreset_keeps_heavy_rows_where_uniform_and_lewis_only_fail() {
+    let (n, p) = (10_000, 3.0);
+    let (a, b) = gaussian_data(n, 5, 20, 10, 31);
+    let lw = lewis_weights(a.view(), p, &LewisOptions::default()).unwrap();
+    let probes = ProbeOptions {
+        local_steps: 5,
+        ..ProbeOptions::default()
+    };
+    for seed in 0..3 {
+        let mut rng = seeded(seed);
+        let strong = CoresetBuilder::new(p)
+            .budget(Budget::Rows {
+                k_a: 600.0,
+                k_b: 600.0,
+            })
+            .build_with_lewis(&lw, a.view(), b.view(), &mut rng)
+            .unwrap();
+        let lewis_only = CoresetBuilder::new(p)
+            .kind(Kind::Weak)
+            .budget(Budget::Rows {
+                k_a: 1200.0,
+                k_b: 0.0,
+            })
+            .build_with_lewis(&lw, a.view(), b.view(), &mut rng)
+            .unwrap();
+        let uniform = Coreset::uniform(n, p, 1200.0, &mut rng).unwrap();
+        let eps = |c: &Coreset, rng: &mut mlcore::sampling::WorkspaceRng| {
+            probe_distortion(a.view(), b.view(), c, &probes, rng)
+                .unwrap()
+                .epsilon()
+        };
+        let (e_s, e_l, e_u) = (
+            eps(&strong, &mut rng),
+            eps(&lewis_only, &mut rng),
+            eps(&uniform, &mut rng),
+        );
+        eprintln!(
+            "seed {seed}: strong {e_s:.4} ({} rows), Lewis-only {e_l:.3}, uniform {e_u:.3}",
+            strong.len()
+        );
+        assert!(e_s <= 0.3, "strong ε = {e_s}");
+        assert!(
+            3.0 * e_s < e_l.min(e_u),
+            "strong {e_s}, Lewis-only {e_l}, uniform {e_u}"
+        );
     }
 }
 

@@ -108,3 +108,26 @@ fn rank_deficient_a_is_solved_in_its_column_span() {
         assert_eq!(s2.x.len_of(Axis(0)), 4);
     }
 }
+
+/// Columns are solved in parallel with bit-for-bit the same result as on
+/// one thread (p = 1.5 and p = 3, 24 columns).
+#[test]
+fn parallel_columns_match_the_serial_run() {
+    let mut rng = seeded(21);
+    let a: Array2<f64> = standard_normal((500, 4), &mut rng);
+    let b = a.dot(&standard_normal::<_, _>((4, 24), &mut rng))
+        + standard_normal::<_, _>((500, 24), &mut rng).mapv(|v| v * v * v);
+    for p in [1.5, 3.0] {
+        let run = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| solve(a.view(), b.view(), p, None, &IrlsOptions::default()).unwrap())
+        };
+        let (one, four) = (run(1), run(4));
+        assert_eq!(one.x, four.x);
+        assert_eq!(one.iterations, four.iterations);
+        assert_eq!(one.cost.to_bits(), four.cost.to_bits());
+    }
+}
