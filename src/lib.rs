@@ -11,7 +11,7 @@
 //! |---|---|
 //! | [`mlcore`] | the shared core: dense linear algebra (faer), sampling, statistics |
 //! | [`conformal_sets`] | conformal prediction sets and the trial analysis (Cresswell et al.) |
-//! | [`coreset`] | Lewis weights and coresets for multiple ℓp regression (Woodruff & Yasuda; in progress) |
+//! | [`coreset`] | Lewis weights and coresets for multiple ℓp regression (Woodruff & Yasuda) |
 //!
 //! The nineteen papers and their status are listed in the repository's README.
 #![deny(missing_docs)]

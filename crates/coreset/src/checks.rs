@@ -17,6 +17,10 @@ pub(crate) fn matrix(m: ArrayView2<'_, f64>, what: &'static str) -> Result<()> {
     if m.nrows() == 0 || m.ncols() == 0 {
         return Err(Error::EmptyInput { what });
     }
+    // Fast path: one pass without index bookkeeping; locate only on failure.
+    if m.iter().all(|v| v.is_finite()) {
+        return Ok(());
+    }
     for ((row, col), v) in m.indexed_iter() {
         if !v.is_finite() {
             return Err(Error::NonFinite {

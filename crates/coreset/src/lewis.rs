@@ -357,22 +357,25 @@ trait Oracle {
 
 /// Exact scores through the Cholesky factor `L` of the `r × r` Gram matrix
 /// `Qᵀ V Q`: `σᵢ = ‖L⁻¹ qᵢ‖²`, i.e. the squared row norms of `Z = Q L⁻ᵀ`.
-/// Two tall-skinny products per call (O(n r²) each, matrix-multiply speed,
-/// rows read contiguously) into buffers reused across iterations.
+/// Both O(n r²) passes run over blocks of [`BLOCK`] rows that stay in cache
+/// (the Gram matrix accumulated block by block, then each block of `Z`
+/// formed and reduced to its row norms at once), so each call reads `Q`
+/// twice and writes nothing of size n × r: memory traffic, not arithmetic,
+/// bounds this step once `Q` outgrows the cache.
 struct ExactOracle<'a> {
     q: &'a Array2<f64>,
-    /// `diag(√v) Q`, reused.
-    scaled: Array2<f64>,
-    /// `Q L⁻ᵀ`, reused.
-    z: Array2<f64>,
+    /// One block of `diag(√v) Q` or of `Z`, reused.
+    block: Array2<f64>,
 }
+
+/// Rows per block of [`ExactOracle`] (256 × 20 doubles = 40 KiB).
+const BLOCK: usize = 256;
 
 impl<'a> ExactOracle<'a> {
     fn new(q: &'a Array2<f64>) -> Self {
         ExactOracle {
             q,
-            scaled: Array2::zeros(q.dim()),
-            z: Array2::zeros(q.dim()),
+            block: Array2::zeros((BLOCK.min(q.nrows()), q.ncols())),
         }
     }
 }
@@ -380,27 +383,40 @@ impl<'a> ExactOracle<'a> {
 impl Oracle for ExactOracle<'_> {
     fn scores(&mut self, v: &[f64]) -> Result<Vec<f64>> {
         let q = self.q;
-        for ((mut out, row), &vi) in self
-            .scaled
-            .axis_iter_mut(Axis(0))
-            .zip(q.axis_iter(Axis(0)))
-            .zip(v)
-        {
-            let sv = vi.sqrt();
-            out.zip_mut_with(&row, |o, &x| *o = x * sv);
+        let r = q.ncols();
+        let mut gram = Array2::<f64>::zeros((r, r));
+        for (k, chunk) in q.axis_chunks_iter(Axis(0), BLOCK).enumerate() {
+            let mut buf = self.block.slice_mut(s![..chunk.nrows(), ..]);
+            for ((mut out, row), &vi) in buf
+                .axis_iter_mut(Axis(0))
+                .zip(chunk.axis_iter(Axis(0)))
+                .zip(&v[k * BLOCK..])
+            {
+                let sv = vi.sqrt();
+                out.zip_mut_with(&row, |o, &x| *o = x * sv);
+            }
+            ndarray::linalg::general_mat_mul(1.0, &buf.t(), &buf, 1.0, &mut gram);
         }
-        let gram = self.scaled.t().dot(&self.scaled);
-        let r = gram.nrows();
         // Cholesky of the Gram matrix; R of a QR of the scaled basis when it
         // fails (ill-conditioned): both give `Qᵀ V Q = L Lᵀ`.
         let l = match linalg::cholesky(gram.view()) {
             Ok(l) => l,
-            Err(_) => linalg::qr(self.scaled.view())?.r.t().to_owned(),
+            Err(_) => {
+                let sv: Array1<f64> = v.iter().map(|x| x.sqrt()).collect();
+                let scaled = q * &sv.view().insert_axis(Axis(1));
+                linalg::qr(scaled.view())?.r.t().to_owned()
+            }
         };
-        let l_inv =
-            linalg::solve_triangular(l.view(), Array2::<f64>::eye(r).view(), Triangle::Lower)?;
-        ndarray::linalg::general_mat_mul(1.0, q, &l_inv.t(), 0.0, &mut self.z);
-        Ok(self.z.axis_iter(Axis(0)).map(|z| z.dot(&z)).collect())
+        let l_inv_t =
+            linalg::solve_triangular(l.view(), Array2::<f64>::eye(r).view(), Triangle::Lower)?
+                .reversed_axes();
+        let mut sigma = Vec::with_capacity(q.nrows());
+        for chunk in q.axis_chunks_iter(Axis(0), BLOCK) {
+            let mut buf = self.block.slice_mut(s![..chunk.nrows(), ..]);
+            ndarray::linalg::general_mat_mul(1.0, &chunk, &l_inv_t, 0.0, &mut buf);
+            sigma.extend(buf.axis_iter(Axis(0)).map(|z| z.dot(&z)));
+        }
+        Ok(sigma)
     }
 }
 

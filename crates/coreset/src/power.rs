@@ -20,12 +20,29 @@ impl Power {
     #[inline]
     pub(crate) fn apply(&self, x: f64) -> f64 {
         match self.quarters {
-            Some(k) if k % 4 == 0 => x.powi(k / 4),
-            Some(k) if k % 2 == 0 => x.sqrt().powi(k / 2),
-            Some(k) => x.sqrt().sqrt().powi(k),
+            Some(k) if k % 4 == 0 => ipow(x, k / 4),
+            Some(k) if k % 2 == 0 => ipow(x.sqrt(), k / 2),
+            Some(k) => ipow(x.sqrt().sqrt(), k),
             None => x.powf(self.a),
         }
     }
+}
+
+/// `x^k` by repeated squaring, inlined (`powi` with a run-time exponent is a
+/// library call).
+#[inline]
+fn ipow(x: f64, k: i32) -> f64 {
+    let mut e = k.unsigned_abs();
+    let mut base = x;
+    let mut acc = 1.0;
+    while e > 0 {
+        if e & 1 == 1 {
+            acc *= base;
+        }
+        base *= base;
+        e >>= 1;
+    }
+    if k < 0 { 1.0 / acc } else { acc }
 }
 
 #[cfg(test)]

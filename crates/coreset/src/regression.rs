@@ -122,18 +122,11 @@ pub(crate) fn row_costs(
     x: ArrayView2<'_, f64>,
     p: f64,
 ) -> Array1<f64> {
+    let pw = Power::new(p);
     let r = a.dot(&x) - b;
     r.axis_iter(Axis(0))
-        .map(|row| row.iter().map(|v| pow_abs(*v, p)).sum())
+        .map(|row| row.iter().map(|v| pw.apply(v.abs())).sum())
         .collect()
-}
-
-fn pow_abs(v: f64, p: f64) -> f64 {
-    if p == 2.0 {
-        v * v
-    } else {
-        Power::new(p).apply(v.abs())
-    }
 }
 
 /// Minimises `F(X) = Σᵢ sᵢ Σⱼ |(AX − B)ᵢⱼ|ᵖ` column by column (see the
@@ -223,13 +216,14 @@ pub(crate) fn solve_unchecked(
             failed = Some((it, res));
         }
     }
-    let rc = row_costs(a, b, x.view(), p);
-    let column_costs: Array1<f64> = {
-        let res = a.dot(&x) - b;
-        res.axis_iter(Axis(1))
-            .map(|c| c.iter().zip(s).map(|(v, w)| w * pow_abs(*v, p)).sum())
-            .collect()
-    };
+    // |AX − B|ᵖ once, then row sums (F) and weighted column sums.
+    let pw = Power::new(p);
+    let powers = (a.dot(&x) - b).mapv_into(|v| pw.apply(v.abs()));
+    let rc = powers.sum_axis(Axis(1));
+    let column_costs: Array1<f64> = powers
+        .axis_iter(Axis(1))
+        .map(|c| c.iter().zip(s).map(|(v, w)| w * v).sum())
+        .collect();
     let cost = rc.iter().zip(s).map(|(c, w)| c * w).sum();
     Ok((
         Solution {
