@@ -12,12 +12,14 @@
 //! | [`mlcore`] | the shared core: dense linear algebra (faer), sampling, statistics |
 //! | [`conformal_sets`] | conformal prediction sets and the trial analysis (Cresswell et al.) |
 //! | [`coreset`] | Lewis weights and coresets for multiple ℓp regression (Woodruff & Yasuda) |
+//! | [`fair_lottery`] | exact randomised allocation with prescribed selection probabilities (Jain et al.) |
 //!
 //! The nineteen papers and their status are listed in the repository's README.
 #![deny(missing_docs)]
 
 pub use conformal_sets;
 pub use coreset;
+pub use fair_lottery;
 pub use mlcore;
 
 pub mod reproduce;

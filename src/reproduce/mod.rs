@@ -8,11 +8,13 @@ use crate::runner::Reproduction;
 
 pub mod conformal_sets;
 pub mod coreset;
+pub mod fair_lottery;
 
 /// Every registered reproduction, sorted by crate name.
 pub fn registry() -> Vec<Box<dyn Reproduction>> {
     vec![
         Box::new(conformal_sets::ConformalSets),
         Box::new(coreset::CoresetDistortion),
+        Box::new(fair_lottery::FairLottery),
     ]
 }

@@ -1,0 +1,136 @@
+//! Utility and systemic exclusion.
+
+use crate::error::{Error, Result};
+
+fn check_same_len(got: usize, expected: usize, what: &'static str) -> Result<()> {
+    if got != expected {
+        return Err(Error::LengthMismatch {
+            what,
+            expected,
+            got,
+        });
+    }
+    Ok(())
+}
+
+fn check_finite(v: &[f64], what: &'static str) -> Result<()> {
+    if v.is_empty() {
+        return Err(Error::EmptyInput { what });
+    }
+    if let Some((i, &x)) = v.iter().enumerate().find(|(_, x)| !x.is_finite()) {
+        return Err(Error::NonFinite { what, i, value: x });
+    }
+    Ok(())
+}
+
+/// Expected utility of a lottery: `E[U] = Σᵢ πᵢ yᵢ / k` with `k = round(Σπ)`,
+/// the mean utility (e.g. positive-label rate, or calibrated probability) of
+/// the winners. O(n).
+///
+/// # Errors
+/// [`Error::EmptyInput`], [`Error::NonFinite`], [`Error::LengthMismatch`],
+/// [`Error::InvalidK`] when `Σπ` rounds to 0.
+pub fn expected_utility(pi: &[f64], utility: &[f64]) -> Result<f64> {
+    check_finite(pi, "pi")?;
+    check_finite(utility, "utility")?;
+    check_same_len(utility.len(), pi.len(), "utility")?;
+    let k = pi.iter().sum::<f64>().round();
+    if k < 1.0 {
+        return Err(Error::InvalidK { k: 0, n: pi.len() });
+    }
+    Ok(pi.iter().zip(utility).map(|(p, y)| p * y).sum::<f64>() / k)
+}
+
+/// Realised utility of one draw: the mean of `y` over the winners. O(k).
+///
+/// # Errors
+/// [`Error::EmptyInput`] for no winners or no utilities, [`Error::NonFinite`],
+/// [`Error::InvalidParameter`] for an index `≥ n`.
+pub fn realised_utility(winners: &[usize], utility: &[f64]) -> Result<f64> {
+    check_finite(utility, "utility")?;
+    if winners.is_empty() {
+        return Err(Error::EmptyInput { what: "winners" });
+    }
+    let mut s = 0.0;
+    for &i in winners {
+        let y = utility.get(i).ok_or(Error::InvalidParameter {
+            name: "winner index",
+            value: i as f64,
+            expected: "an index < n",
+        })?;
+        s += y;
+    }
+    Ok(s / winners.len() as f64)
+}
+
+/// Systemic exclusion rate of one round: the fraction of the `n` people
+/// selected by none of the `m` decision makers' winner sets. O(n + Σ kⱼ).
+///
+/// # Errors
+/// [`Error::EmptyInput`] for `n = 0` or no decision makers;
+/// [`Error::InvalidParameter`] for an index `≥ n`.
+pub fn systemic_exclusion(draws: &[Vec<usize>], n: usize) -> Result<f64> {
+    if n == 0 {
+        return Err(Error::EmptyInput { what: "population" });
+    }
+    if draws.is_empty() {
+        return Err(Error::EmptyInput { what: "draws" });
+    }
+    let mut hit = vec![false; n];
+    for d in draws {
+        for &i in d {
+            *hit.get_mut(i).ok_or(Error::InvalidParameter {
+                name: "winner index",
+                value: i as f64,
+                expected: "an index < n",
+            })? = true;
+        }
+    }
+    Ok(hit.iter().filter(|&&h| !h).count() as f64 / n as f64)
+}
+
+/// Expected systemic exclusion rate with independent lotteries:
+/// `E[SER] = (1/n)·Σᵢ Π_{d=1}^{m} (1 − πᵢ⁽ᵈ⁾)` for the `m` decision makers'
+/// inclusion probabilities (exact: each person's exclusions are independent
+/// across decision makers, whatever the joint design within one). With one
+/// shared `π`, `(1/n)Σ(1 − πᵢ)ᵐ`; for a deterministic top-k shared by all,
+/// `1 − k/n` for every `m`. O(n·m).
+///
+/// # Errors
+/// [`Error::EmptyInput`], [`Error::NonFinite`], [`Error::LengthMismatch`],
+/// [`Error::ProbOutOfRange`].
+pub fn expected_ser(pis: &[Vec<f64>]) -> Result<f64> {
+    let first = pis.first().ok_or(Error::EmptyInput { what: "pis" })?;
+    let n = first.len();
+    if n == 0 {
+        return Err(Error::EmptyInput { what: "pi" });
+    }
+    let mut excl = vec![1.0; n];
+    for pi in pis {
+        check_same_len(pi.len(), n, "pi")?;
+        check_finite(pi, "pi")?;
+        for (i, (e, &p)) in excl.iter_mut().zip(pi).enumerate() {
+            if !(0.0..=1.0).contains(&p) {
+                return Err(Error::ProbOutOfRange { i, value: p });
+            }
+            *e *= 1.0 - p;
+        }
+    }
+    Ok(excl.iter().sum::<f64>() / n as f64)
+}
+
+/// `(1/n)Σᵢ(1 − πᵢ)ᵐ`: [`expected_ser`] for `m` decision makers sharing one `π`.
+///
+/// # Errors
+/// As [`expected_ser`]; [`Error::InvalidParameter`] for `m = 0`.
+pub fn expected_ser_shared(pi: &[f64], m: usize) -> Result<f64> {
+    if m == 0 {
+        return Err(Error::InvalidParameter {
+            name: "m",
+            value: 0.0,
+            expected: "at least one decision maker",
+        });
+    }
+    expected_ser(&[pi.to_vec()])?;
+    Ok(pi.iter().map(|&p| (1.0 - p).powi(m as i32)).sum::<f64>() / pi.len() as f64)
+}
