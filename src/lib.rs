@@ -13,6 +13,7 @@
 //! | [`conformal_sets`] | conformal prediction sets and the trial analysis (Cresswell et al.) |
 //! | [`coreset`] | Lewis weights and coresets for multiple ℓp regression (Woodruff & Yasuda) |
 //! | [`fair_lottery`] | exact randomised allocation with prescribed selection probabilities (Jain et al.) |
+//! | [`matrix_completion`] | Schatten-p matrix completion, deep and weighted factorisation, FRMC (Ledent & Alves) |
 //!
 //! The nineteen papers and their status are listed in the repository's README.
 #![deny(missing_docs)]
@@ -20,6 +21,7 @@
 pub use conformal_sets;
 pub use coreset;
 pub use fair_lottery;
+pub use matrix_completion;
 pub use mlcore;
 
 pub mod reproduce;

@@ -9,6 +9,7 @@ use crate::runner::Reproduction;
 pub mod conformal_sets;
 pub mod coreset;
 pub mod fair_lottery;
+pub mod matrix_completion;
 
 /// Every registered reproduction, sorted by crate name.
 pub fn registry() -> Vec<Box<dyn Reproduction>> {
@@ -16,5 +17,6 @@ pub fn registry() -> Vec<Box<dyn Reproduction>> {
         Box::new(conformal_sets::ConformalSets),
         Box::new(coreset::CoresetDistortion),
         Box::new(fair_lottery::FairLottery),
+        Box::new(matrix_completion::MatrixCompletion),
     ]
 }
