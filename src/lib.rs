@@ -14,6 +14,7 @@
 //! | [`coreset`] | Lewis weights and coresets for multiple ℓp regression (Woodruff & Yasuda) |
 //! | [`fair_lottery`] | exact randomised allocation with prescribed selection probabilities (Jain et al.) |
 //! | [`matrix_completion`] | Schatten-p matrix completion, deep and weighted factorisation, FRMC (Ledent & Alves) |
+//! | [`max_reward_rl`] | max-reward reinforcement learning (Veviurko et al.) |
 //! | [`tabular_mdp`] | the shared finite-MDP core of the reinforcement-learning crates |
 //!
 //! The nineteen papers and their status are listed in the repository's README.
@@ -23,6 +24,7 @@ pub use conformal_sets;
 pub use coreset;
 pub use fair_lottery;
 pub use matrix_completion;
+pub use max_reward_rl;
 pub use mlcore;
 pub use tabular_mdp;
 

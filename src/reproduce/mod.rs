@@ -10,6 +10,7 @@ pub mod conformal_sets;
 pub mod coreset;
 pub mod fair_lottery;
 pub mod matrix_completion;
+pub mod max_reward_rl;
 
 /// Every registered reproduction, sorted by crate name.
 pub fn registry() -> Vec<Box<dyn Reproduction>> {
@@ -18,5 +19,6 @@ pub fn registry() -> Vec<Box<dyn Reproduction>> {
         Box::new(coreset::CoresetDistortion),
         Box::new(fair_lottery::FairLottery),
         Box::new(matrix_completion::MatrixCompletion),
+        Box::new(max_reward_rl::MaxRewardRl),
     ]
 }
