@@ -15,6 +15,7 @@
 //! | [`fair_lottery`] | exact randomised allocation with prescribed selection probabilities (Jain et al.) |
 //! | [`matrix_completion`] | Schatten-p matrix completion, deep and weighted factorisation, FRMC (Ledent & Alves) |
 //! | [`max_reward_rl`] | max-reward reinforcement learning (Veviurko et al.) |
+//! | [`ricci_causal`] | Ricci curvature, Ricci flow and causal estimation on networks (Farzam et al.) |
 //! | [`tabular_mdp`] | the shared finite-MDP core of the reinforcement-learning crates |
 //!
 //! The nineteen papers and their status are listed in the repository's README.
@@ -26,6 +27,7 @@ pub use fair_lottery;
 pub use matrix_completion;
 pub use max_reward_rl;
 pub use mlcore;
+pub use ricci_causal;
 pub use tabular_mdp;
 
 pub mod reproduce;

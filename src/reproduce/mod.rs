@@ -11,6 +11,7 @@ pub mod coreset;
 pub mod fair_lottery;
 pub mod matrix_completion;
 pub mod max_reward_rl;
+pub mod ricci_causal;
 
 /// Every registered reproduction, sorted by crate name.
 pub fn registry() -> Vec<Box<dyn Reproduction>> {
@@ -20,5 +21,6 @@ pub fn registry() -> Vec<Box<dyn Reproduction>> {
         Box::new(fair_lottery::FairLottery),
         Box::new(matrix_completion::MatrixCompletion),
         Box::new(max_reward_rl::MaxRewardRl),
+        Box::new(ricci_causal::RicciCausal),
     ]
 }

@@ -1,0 +1,554 @@
+//! Weighted undirected graphs with arbitrary node labels (CSR inside) and
+//! shortest-path distances.
+//!
+//! Edge weights are **lengths** (the ground metric of the transport
+//! problems): the distance `d(u, v)` is the smallest total weight of a path.
+
+use crate::error::{Error, Result};
+use rayon::prelude::*;
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap};
+use std::fmt::Debug;
+use std::hash::Hash;
+
+/// What a node label must be: any hashable, comparable, printable value
+/// (`usize`, `String`, `&str`, tuples, …).
+pub trait NodeLabel: Clone + Eq + Hash + Debug + Send + Sync {}
+impl<T: Clone + Eq + Hash + Debug + Send + Sync> NodeLabel for T {}
+
+pub(crate) fn show<N: Debug>(n: &N) -> String {
+    format!("{n:?}")
+}
+
+/// An undirected simple graph with positive finite edge lengths.
+///
+/// Nodes are indexed `0..n` in order of first appearance; edges `0..m` in the
+/// order given (each stored once as `(u, v)` as given). Adjacency is CSR with
+/// each node's neighbours sorted by index. Building is `O(m log m)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WeightedGraph<N: NodeLabel = usize> {
+    labels: Vec<N>,
+    index: HashMap<N, usize>,
+    edges: Vec<(usize, usize)>,
+    weights: Vec<f64>,
+    offsets: Vec<usize>,
+    /// `(neighbour, edge id)`, sorted by neighbour within each node.
+    adj: Vec<(usize, usize)>,
+}
+
+impl<N: NodeLabel> WeightedGraph<N> {
+    /// Builds a graph from weighted edges `(u, v, w)`; nodes are the edge ends.
+    ///
+    /// # Errors
+    /// [`Error::EmptyGraph`] with no edge; [`Error::SelfLoop`];
+    /// [`Error::NonPositiveWeight`] for `w ≤ 0` or non-finite;
+    /// [`Error::DuplicateEdge`] when `{u, v}` repeats.
+    pub fn from_edges<I: IntoIterator<Item = (N, N, f64)>>(edges: I) -> Result<Self> {
+        Self::from_nodes_and_edges(std::iter::empty(), edges)
+    }
+
+    /// Builds a graph with all weights 1 (an unweighted graph).
+    ///
+    /// # Errors
+    /// As [`WeightedGraph::from_edges`].
+    pub fn from_unweighted_edges<I: IntoIterator<Item = (N, N)>>(edges: I) -> Result<Self> {
+        Self::from_edges(edges.into_iter().map(|(u, v)| (u, v, 1.0)))
+    }
+
+    /// Builds a graph from an explicit node list (which may hold isolated
+    /// nodes; it fixes the node order) and weighted edges. Edge ends missing
+    /// from `nodes` are appended.
+    ///
+    /// # Errors
+    /// As [`WeightedGraph::from_edges`].
+    pub fn from_nodes_and_edges<I, J>(nodes: J, edges: I) -> Result<Self>
+    where
+        I: IntoIterator<Item = (N, N, f64)>,
+        J: IntoIterator<Item = N>,
+    {
+        let mut labels = Vec::new();
+        let mut index = HashMap::new();
+        let intern = |x: N, labels: &mut Vec<N>, index: &mut HashMap<N, usize>| -> usize {
+            *index.entry(x.clone()).or_insert_with(|| {
+                labels.push(x);
+                labels.len() - 1
+            })
+        };
+        for x in nodes {
+            intern(x, &mut labels, &mut index);
+        }
+        let mut es = Vec::new();
+        let mut ws = Vec::new();
+        for (u, v, w) in edges {
+            if u == v {
+                return Err(Error::SelfLoop(show(&u)));
+            }
+            if !(w.is_finite() && w > 0.0) {
+                return Err(Error::NonPositiveWeight {
+                    u: show(&u),
+                    v: show(&v),
+                    w,
+                });
+            }
+            let a = intern(u, &mut labels, &mut index);
+            let b = intern(v, &mut labels, &mut index);
+            es.push((a, b));
+            ws.push(w);
+        }
+        if es.is_empty() {
+            return Err(Error::EmptyGraph);
+        }
+        let n = labels.len();
+        let mut deg = vec![0usize; n + 1];
+        for &(a, b) in &es {
+            deg[a] += 1;
+            deg[b] += 1;
+        }
+        let mut offsets = vec![0usize; n + 1];
+        for i in 0..n {
+            offsets[i + 1] = offsets[i] + deg[i];
+        }
+        let mut fill = offsets.clone();
+        let mut adj = vec![(0usize, 0usize); offsets[n]];
+        for (e, &(a, b)) in es.iter().enumerate() {
+            adj[fill[a]] = (b, e);
+            fill[a] += 1;
+            adj[fill[b]] = (a, e);
+            fill[b] += 1;
+        }
+        for i in 0..n {
+            let s = &mut adj[offsets[i]..offsets[i + 1]];
+            s.sort_unstable();
+            if let Some(w) = s.windows(2).find(|w| w[0].0 == w[1].0) {
+                return Err(Error::DuplicateEdge {
+                    u: show(&labels[i]),
+                    v: show(&labels[w[0].0]),
+                });
+            }
+        }
+        Ok(WeightedGraph {
+            labels,
+            index,
+            edges: es,
+            weights: ws,
+            offsets,
+            adj,
+        })
+    }
+
+    /// The same graph with new edge weights (in edge order).
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`]; [`Error::NonPositiveWeight`].
+    pub fn with_weights(&self, weights: &[f64]) -> Result<Self> {
+        if weights.len() != self.n_edges() {
+            return Err(Error::LengthMismatch {
+                what: "weights",
+                expected: self.n_edges(),
+                got: weights.len(),
+            });
+        }
+        for (e, &w) in weights.iter().enumerate() {
+            if !(w.is_finite() && w > 0.0) {
+                let (a, b) = self.edges[e];
+                return Err(Error::NonPositiveWeight {
+                    u: show(&self.labels[a]),
+                    v: show(&self.labels[b]),
+                    w,
+                });
+            }
+        }
+        let mut g = self.clone();
+        g.weights = weights.to_vec();
+        Ok(g)
+    }
+
+    /// The same graph with every weight set to 1.
+    pub fn unweighted(&self) -> Self {
+        let mut g = self.clone();
+        g.weights.iter_mut().for_each(|w| *w = 1.0);
+        g
+    }
+
+    /// Number of nodes `n`.
+    pub fn n_nodes(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// Number of edges `m`.
+    pub fn n_edges(&self) -> usize {
+        self.edges.len()
+    }
+
+    /// Node labels, by index.
+    pub fn labels(&self) -> &[N] {
+        &self.labels
+    }
+
+    /// The index of a label.
+    ///
+    /// # Errors
+    /// [`Error::UnknownNode`].
+    pub fn node_index(&self, label: &N) -> Result<usize> {
+        self.index
+            .get(label)
+            .copied()
+            .ok_or_else(|| Error::UnknownNode(show(label)))
+    }
+
+    /// Edge `e` as node indices `(u, v)` in the order given.
+    pub fn edge(&self, e: usize) -> (usize, usize) {
+        self.edges[e]
+    }
+
+    /// All edges as node indices.
+    pub fn edges(&self) -> &[(usize, usize)] {
+        &self.edges
+    }
+
+    /// Edge `e` as labels.
+    pub fn edge_labels(&self, e: usize) -> (&N, &N) {
+        let (a, b) = self.edges[e];
+        (&self.labels[a], &self.labels[b])
+    }
+
+    /// The edge id joining `u` and `v` (indices), if any. `O(log deg u)`.
+    pub fn edge_between(&self, u: usize, v: usize) -> Option<usize> {
+        let s = self.neighbours(u);
+        s.binary_search_by_key(&v, |&(x, _)| x).ok().map(|i| s[i].1)
+    }
+
+    /// Edge weights (lengths), in edge order.
+    pub fn weights(&self) -> &[f64] {
+        &self.weights
+    }
+
+    /// Degree (number of neighbours) of node `i`.
+    pub fn degree(&self, i: usize) -> usize {
+        self.offsets[i + 1] - self.offsets[i]
+    }
+
+    /// `(neighbour, edge id)` pairs of node `i`, sorted by neighbour index.
+    pub fn neighbours(&self, i: usize) -> &[(usize, usize)] {
+        &self.adj[self.offsets[i]..self.offsets[i + 1]]
+    }
+
+    /// Number of triangles through edge `e` (common neighbours of its ends),
+    /// by a sorted merge, `O(deg u + deg v)`.
+    pub fn triangles(&self, e: usize) -> usize {
+        let (u, v) = self.edges[e];
+        let (a, b) = (self.neighbours(u), self.neighbours(v));
+        let (mut i, mut j, mut c) = (0, 0, 0);
+        while i < a.len() && j < b.len() {
+            match a[i].0.cmp(&b[j].0) {
+                Ordering::Less => i += 1,
+                Ordering::Greater => j += 1,
+                Ordering::Equal => {
+                    c += 1;
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        c
+    }
+
+    /// Connected-component id of every node (ids in order of their smallest
+    /// node index), and the number of components. `O(n + m)`.
+    pub fn components(&self) -> (Vec<usize>, usize) {
+        let n = self.n_nodes();
+        let mut comp = vec![usize::MAX; n];
+        let mut k = 0;
+        let mut stack = Vec::new();
+        for s in 0..n {
+            if comp[s] != usize::MAX {
+                continue;
+            }
+            comp[s] = k;
+            stack.push(s);
+            while let Some(x) = stack.pop() {
+                for &(y, _) in self.neighbours(x) {
+                    if comp[y] == usize::MAX {
+                        comp[y] = k;
+                        stack.push(y);
+                    }
+                }
+            }
+            k += 1;
+        }
+        (comp, k)
+    }
+
+    /// Whether the graph is connected.
+    pub fn is_connected(&self) -> bool {
+        self.components().1 == 1
+    }
+
+    /// The largest connected component (the first one in node order on a
+    /// tie, as networkx's `max(connected_components(G), key=len)`), with
+    /// maps `node_map[new] = old` and `edge_map[new] = old`. Node and edge
+    /// orders are kept. `O(n + m)`.
+    pub fn largest_component(&self) -> Component<N> {
+        let (comp, k) = self.components();
+        let mut size = vec![0usize; k];
+        for &c in &comp {
+            size[c] += 1;
+        }
+        let mut best = 0;
+        for c in 0..k {
+            if size[c] > size[best] {
+                best = c;
+            }
+        }
+        let node_map: Vec<usize> = (0..self.n_nodes()).filter(|&i| comp[i] == best).collect();
+        let edge_map: Vec<usize> = (0..self.n_edges())
+            .filter(|&e| comp[self.edges[e].0] == best)
+            .collect();
+        let graph = if node_map.len() == self.n_nodes() {
+            self.clone()
+        } else {
+            WeightedGraph::from_nodes_and_edges(
+                node_map.iter().map(|&i| self.labels[i].clone()),
+                edge_map.iter().map(|&e| {
+                    let (a, b) = self.edges[e];
+                    (
+                        self.labels[a].clone(),
+                        self.labels[b].clone(),
+                        self.weights[e],
+                    )
+                }),
+            )
+            .expect("a component of a valid graph with an edge is valid")
+        };
+        Component {
+            graph,
+            node_map,
+            edge_map,
+        }
+    }
+}
+
+/// A connected component cut out of a graph.
+#[derive(Debug, Clone)]
+pub struct Component<N: NodeLabel> {
+    /// The component as a graph of its own.
+    pub graph: WeightedGraph<N>,
+    /// `node_map[i]` = index in the original graph of node `i`.
+    pub node_map: Vec<usize>,
+    /// `edge_map[e]` = id in the original graph of edge `e`.
+    pub edge_map: Vec<usize>,
+}
+
+#[derive(PartialEq)]
+struct Item(f64, usize);
+impl Eq for Item {}
+impl PartialOrd for Item {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Item {
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.0.total_cmp(&self.0).then_with(|| o.1.cmp(&self.1))
+    }
+}
+
+/// Scratch for repeated Dijkstra runs (distance array reset lazily).
+struct Scratch {
+    dist: Vec<f64>,
+    touched: Vec<usize>,
+    heap: BinaryHeap<Item>,
+}
+
+impl Scratch {
+    fn new(n: usize) -> Self {
+        Scratch {
+            dist: vec![f64::INFINITY; n],
+            touched: Vec::new(),
+            heap: BinaryHeap::new(),
+        }
+    }
+
+    /// Dijkstra from `s`, settling nodes with `d ≤ cutoff`; returns the
+    /// settled `(node, distance)` sorted by node.
+    fn run<N: NodeLabel>(
+        &mut self,
+        g: &WeightedGraph<N>,
+        s: usize,
+        cutoff: f64,
+    ) -> Vec<(u32, f64)> {
+        for &t in &self.touched {
+            self.dist[t] = f64::INFINITY;
+        }
+        self.touched.clear();
+        self.heap.clear();
+        self.dist[s] = 0.0;
+        self.touched.push(s);
+        self.heap.push(Item(0.0, s));
+        let mut out = Vec::new();
+        while let Some(Item(d, x)) = self.heap.pop() {
+            if d > self.dist[x] {
+                continue;
+            }
+            out.push((x as u32, d));
+            for &(y, e) in g.neighbours(x) {
+                let nd = d + g.weights[e];
+                if nd <= cutoff && nd < self.dist[y] {
+                    if self.dist[y] == f64::INFINITY {
+                        self.touched.push(y);
+                    }
+                    self.dist[y] = nd;
+                    self.heap.push(Item(nd, y));
+                }
+            }
+        }
+        out.sort_unstable_by_key(|p| p.0);
+        out
+    }
+}
+
+/// Shortest-path distances, computed once per graph and reused.
+///
+/// Two layouts: [`Distances::all_pairs`] (dense `n × n`, `n` Dijkstra runs,
+/// `O(n m log n)` time, `n²` memory) and [`Distances::limited`] (each source
+/// only up to the radius curvature needs, sorted sparse rows). Sources run in
+/// parallel (rayon); each row is a deterministic Dijkstra, so the result does
+/// not depend on the thread count.
+#[derive(Debug, Clone)]
+pub struct Distances {
+    n: usize,
+    store: Store,
+}
+
+#[derive(Debug, Clone)]
+enum Store {
+    Dense(Vec<f64>),
+    Sparse(Vec<Vec<(u32, f64)>>),
+}
+
+impl Distances {
+    /// All-pairs shortest paths (`∞` between components).
+    pub fn all_pairs<N: NodeLabel>(g: &WeightedGraph<N>) -> Self {
+        let n = g.n_nodes();
+        let rows: Vec<Vec<(u32, f64)>> = (0..n)
+            .into_par_iter()
+            .map_init(|| Scratch::new(n), |s, i| s.run(g, i, f64::INFINITY))
+            .collect();
+        let mut d = vec![f64::INFINITY; n * n];
+        for (i, row) in rows.into_iter().enumerate() {
+            for (j, v) in row {
+                d[i * n + j as usize] = v;
+            }
+        }
+        Distances {
+            n,
+            store: Store::Dense(d),
+        }
+    }
+
+    /// The distances Ollivier curvature needs: from every node `a`, every
+    /// node within `r(a)` = the heaviest walk of three edges from `a`. For an
+    /// edge `xy`, `a ∈ N[x]` and `b ∈ N[y]`, `d(a, b) ≤ w(a,x) + w(x,y) +
+    /// w(y,b) ≤ r(a)`, so every cost an edge's transport problem needs is
+    /// present and exact. When all weights are equal this is the 3-hop ball,
+    /// found by breadth-first search (no heap); otherwise cut-off Dijkstra.
+    /// `O(n · ball · log ball)`.
+    pub fn limited<N: NodeLabel>(g: &WeightedGraph<N>) -> Self {
+        let n = g.n_nodes();
+        let step = |prev: &[f64]| -> Vec<f64> {
+            (0..n)
+                .map(|v| {
+                    g.neighbours(v)
+                        .iter()
+                        .map(|&(u, e)| g.weights[e] + prev[u])
+                        .fold(0.0, f64::max)
+                })
+                .collect()
+        };
+        let w0 = g.weights[0];
+        let rows: Vec<Vec<(u32, f64)>> = if g.weights.iter().all(|&w| w == w0) {
+            // All lengths equal: d = hops·w, a breadth-first search to depth 3.
+            (0..n)
+                .into_par_iter()
+                .map_init(
+                    || (vec![u32::MAX; n], Vec::new()),
+                    |(seen, queue): &mut (Vec<u32>, Vec<usize>), s| {
+                        queue.clear();
+                        queue.push(s);
+                        seen[s] = 0;
+                        let mut head = 0;
+                        while head < queue.len() {
+                            let x = queue[head];
+                            head += 1;
+                            let dx = seen[x];
+                            if dx == 3 {
+                                continue;
+                            }
+                            for &(y, _) in g.neighbours(x) {
+                                if seen[y] == u32::MAX {
+                                    seen[y] = dx + 1;
+                                    queue.push(y);
+                                }
+                            }
+                        }
+                        let mut row: Vec<(u32, f64)> = queue
+                            .iter()
+                            .map(|&v| (v as u32, f64::from(seen[v]) * w0))
+                            .collect();
+                        for &v in queue.iter() {
+                            seen[v] = u32::MAX;
+                        }
+                        row.sort_unstable_by_key(|p| p.0);
+                        row
+                    },
+                )
+                .collect()
+        } else {
+            let r = step(&step(&step(&vec![0.0; n])));
+            (0..n)
+                .into_par_iter()
+                .map_init(|| Scratch::new(n), |s, i| s.run(g, i, r[i] * (1.0 + 1e-12)))
+                .collect()
+        };
+        Distances {
+            n,
+            store: Store::Sparse(rows),
+        }
+    }
+
+    /// Number of nodes.
+    pub fn n_nodes(&self) -> usize {
+        self.n
+    }
+
+    /// `d(i, j)` if known: `Some(∞)` between components in the dense
+    /// layout, `None` when outside the computed radius of the limited one.
+    #[inline]
+    pub fn get(&self, i: usize, j: usize) -> Option<f64> {
+        match &self.store {
+            Store::Dense(d) => d.get(i * self.n + j).copied(),
+            Store::Sparse(rows) => {
+                let row = rows.get(i)?;
+                row.binary_search_by_key(&(j as u32), |p| p.0)
+                    .ok()
+                    .map(|k| row[k].1)
+            }
+        }
+    }
+
+    /// `d(u, v)` by labels.
+    ///
+    /// # Errors
+    /// [`Error::UnknownNode`]; [`Error::Disconnected`] when no path is known
+    /// (different components, or beyond a limited layout's radius).
+    pub fn distance<N: NodeLabel>(&self, g: &WeightedGraph<N>, u: &N, v: &N) -> Result<f64> {
+        let (i, j) = (g.node_index(u)?, g.node_index(v)?);
+        match self.get(i, j) {
+            Some(d) if d.is_finite() => Ok(d),
+            _ => Err(Error::Disconnected {
+                u: show(u),
+                v: show(v),
+            }),
+        }
+    }
+}
