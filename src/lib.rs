@@ -12,6 +12,7 @@
 //! | [`mlcore`] | the shared core: dense linear algebra (faer), sampling, statistics |
 //! | [`conformal_sets`] | conformal prediction sets and the trial analysis (Cresswell et al.) |
 //! | [`coreset`] | Lewis weights and coresets for multiple ℓp regression (Woodruff & Yasuda) |
+//! | [`diffusion_tempering`] | probabilistic ODE filters and diffusion tempering for ODE parameter estimation (Beck et al.) |
 //! | [`fair_lottery`] | exact randomised allocation with prescribed selection probabilities (Jain et al.) |
 //! | [`matrix_completion`] | Schatten-p matrix completion, deep and weighted factorisation, FRMC (Ledent & Alves) |
 //! | [`max_reward_rl`] | max-reward reinforcement learning (Veviurko et al.) |
@@ -23,6 +24,7 @@
 
 pub use conformal_sets;
 pub use coreset;
+pub use diffusion_tempering;
 pub use fair_lottery;
 pub use matrix_completion;
 pub use max_reward_rl;

@@ -8,6 +8,7 @@ use crate::runner::Reproduction;
 
 pub mod conformal_sets;
 pub mod coreset;
+pub mod diffusion_tempering;
 pub mod fair_lottery;
 pub mod matrix_completion;
 pub mod max_reward_rl;
@@ -18,6 +19,7 @@ pub fn registry() -> Vec<Box<dyn Reproduction>> {
     vec![
         Box::new(conformal_sets::ConformalSets),
         Box::new(coreset::CoresetDistortion),
+        Box::new(diffusion_tempering::DiffusionTempering),
         Box::new(fair_lottery::FairLottery),
         Box::new(matrix_completion::MatrixCompletion),
         Box::new(max_reward_rl::MaxRewardRl),

@@ -1,0 +1,302 @@
+//! `diffusion-tempering`: from many random starts on the pendulum and on
+//! Lotka–Volterra (α, β), diffusion tempering of the Fenrir likelihood
+//! converges to the true parameters far more often than L2 fitting of a
+//! classical adaptive RK solution; plus the loss landscape of the pendulum
+//! for several diffusions κ².
+
+use crate::runner::{BoxError, Budget, Context, Figure, Outcome, Plot, Reproduction, Series};
+use diffusion_tempering::models::{LotkaVolterra, Pendulum};
+use diffusion_tempering::rk::{L2Loss, RkConfig};
+use diffusion_tempering::{
+    Bounds, FenrirLikelihood, FilterConfig, FitReport, Grid, L2Fit, LearnedDiffusionFit,
+    Observations, OdeModel, TemperedFit, fit_many, metrics, simulate,
+};
+use mlcore::sampling::seeded;
+
+/// The reproduction registered as `diffusion-tempering`.
+pub struct DiffusionTempering;
+
+/// Convergence threshold on the relative parameter RMSE (the paper's 5 %).
+pub const TOL: f64 = 0.05;
+/// Observation noise variance σ² (the paper's).
+pub const NOISE_VAR: f64 = 0.1;
+
+/// One system's multi-start comparison.
+#[derive(Debug, Clone, Default)]
+pub struct Rates {
+    /// Fraction of starts converged: tempering, L2/RK, learned κ² (if run).
+    pub conv: [f64; 3],
+    /// Mean L-BFGS iterations, same order.
+    pub iters: [f64; 3],
+    /// Median relative parameter RMSE, same order.
+    pub rmse: [f64; 3],
+}
+
+fn summarise(res: &[diffusion_tempering::Result<FitReport>], truth: &[f64]) -> (f64, f64, f64) {
+    let n = res.len().max(1) as f64;
+    let mut conv = 0.0;
+    let mut iters = 0.0;
+    let mut rmse: Vec<f64> = Vec::new();
+    for r in res {
+        match r {
+            Ok(f) => {
+                let e = metrics::rel_param_rmse(&f.params, truth).unwrap_or(f64::INFINITY);
+                if e.is_finite() && e < TOL {
+                    conv += 1.0;
+                }
+                iters += f.iters as f64;
+                rmse.push(e);
+            }
+            Err(_) => rmse.push(f64::INFINITY),
+        }
+    }
+    rmse.sort_by(f64::total_cmp);
+    let med = rmse.get(rmse.len() / 2).copied().unwrap_or(f64::NAN);
+    (conv / n, iters / n, med)
+}
+
+/// Runs tempering, L2/RK (and, if `learned`, Fenrir with learned κ²) from
+/// `starts` uniform starts in the prior box.
+#[allow(clippy::too_many_arguments)]
+pub fn compare<M: OdeModel + Clone + Send>(
+    ctx: &Context,
+    model: M,
+    truth: &[f64],
+    bounds: &Bounds,
+    t1: f64,
+    dt: f64,
+    observed: &[usize],
+    starts: usize,
+    learned: bool,
+    seed: u64,
+) -> Result<Rates, BoxError> {
+    let grid = Grid::uniform(0.0, t1, dt)?;
+    let proj = Observations::selector(observed, model.dim())?;
+    let mut rng = seeded(seed);
+    let obs = simulate(
+        &model,
+        truth,
+        0.0,
+        grid.times().to_vec(),
+        proj,
+        NOISE_VAR,
+        &mut rng,
+    )?;
+    let lik = FenrirLikelihood::new(model.clone(), obs.clone(), grid, FilterConfig::default())?;
+    let l2 = L2Loss::new(model, obs, 0.0, RkConfig::default())?;
+    let inits = bounds.sample(starts, &mut rng);
+    let temp = fit_many(&inits, |x| {
+        let r = TemperedFit::default().run(&lik, bounds, x);
+        ctx.step();
+        r
+    });
+    let rk = fit_many(&inits, |x| {
+        let r = L2Fit::default().run(&l2, bounds, x);
+        ctx.step();
+        r
+    });
+    let lf = if learned {
+        fit_many(&inits, |x| {
+            let r = LearnedDiffusionFit::default().run(&lik, bounds, x);
+            ctx.step();
+            r
+        })
+    } else {
+        Vec::new()
+    };
+    let a = summarise(&temp, truth);
+    let b = summarise(&rk, truth);
+    let c = if learned {
+        summarise(&lf, truth)
+    } else {
+        (f64::NAN, f64::NAN, f64::NAN)
+    };
+    Ok(Rates {
+        conv: [a.0, b.0, c.0],
+        iters: [a.1, b.1, c.1],
+        rmse: [a.2, b.2, c.2],
+    })
+}
+
+/// Landscape curves and `(κ², number of strict local minima)` (κ² = 0 marks
+/// the L2 loss).
+pub type Landscape = (Vec<Series>, Vec<(f64, usize)>);
+
+/// The pendulum loss landscape over `l` for several κ² (and the L2 loss):
+/// curves of `ℓ − min ℓ + 1` and the number of strict local minima of each.
+pub fn landscape(points: usize, seed: u64) -> Result<Landscape, BoxError> {
+    let model = Pendulum::default();
+    let grid = Grid::uniform(0.0, 10.0, 0.01)?;
+    let proj = Observations::selector(&[0], 2)?;
+    let obs = simulate(
+        &model,
+        &Pendulum::TRUE_PARAMS,
+        0.0,
+        grid.times().to_vec(),
+        proj,
+        NOISE_VAR,
+        &mut seeded(seed),
+    )?;
+    let lik = FenrirLikelihood::new(model, obs.clone(), grid, FilterConfig::default())?;
+    let l2 = L2Loss::new(model, obs, 0.0, RkConfig::default())?;
+    let ls: Vec<f64> = (0..points)
+        .map(|i| 0.1 + 9.9 * i as f64 / (points - 1) as f64)
+        .collect();
+    let minima = |v: &[f64]| {
+        (1..v.len() - 1)
+            .filter(|&i| v[i] < v[i - 1] && v[i] < v[i + 1])
+            .count()
+    };
+    let shift = |v: &[f64]| {
+        let m = v.iter().cloned().fold(f64::INFINITY, f64::min);
+        ls.iter()
+            .zip(v)
+            .map(|(&l, &y)| (l, y - m + 1.0))
+            .collect::<Vec<_>>()
+    };
+    let mut series = Vec::new();
+    let mut counts = Vec::new();
+    for k in [1.0, 1e4, 1e8, 1e12, 1e16] {
+        let v: Vec<f64> = ls
+            .iter()
+            .map(|&l| lik.nll(&[l], k))
+            .collect::<Result<_, _>>()?;
+        counts.push((k, minima(&v)));
+        series.push(Series::line(format!("Fenrir, κ² = {k:.0e}"), shift(&v)));
+    }
+    let v: Vec<f64> = ls.iter().map(|&l| l2.nll(&[l])).collect::<Result<_, _>>()?;
+    counts.push((0.0, minima(&v)));
+    series.push(Series::line("L2 on RK (DP5)", shift(&v)));
+    Ok((series, counts))
+}
+
+impl Reproduction for DiffusionTempering {
+    fn id(&self) -> &'static str {
+        "diffusion-tempering"
+    }
+
+    fn paper(&self) -> &'static str {
+        "Diffusion Tempering Improves Parameter Estimation with Probabilistic Integrators for ODEs (Beck et al., ICML 2024)"
+    }
+
+    fn claim(&self) -> &'static str {
+        "From random starts drawn from the prior, diffusion tempering (Fenrir likelihood, κ² from 1e20 to 1 in 21 \
+         warm-started L-BFGS stages) converges to the true parameters (relative RMSE < 5 %) far more often than L2 \
+         fitting of an adaptive RK solution: pendulum 1.00 vs 0.32, Lotka–Volterra (α, β) 0.77 vs 0.24 in the paper; \
+         large κ² smooths the loss landscape."
+    }
+
+    fn run(&self, ctx: &Context) -> Result<Outcome, BoxError> {
+        let (n_pend, n_lv, lv_dt, learned) = match ctx.budget() {
+            Budget::Quick => (6, 4, 0.02, false),
+            Budget::Full => (100, 100, 0.01, true),
+        };
+        let per = if learned { 3 } else { 2 };
+        ctx.set_steps((per * (n_pend + n_lv)) as u64 + 1);
+        let seed = ctx.seed();
+        ctx.set_message("pendulum");
+        let pend = compare(
+            ctx,
+            Pendulum::default(),
+            &Pendulum::TRUE_PARAMS,
+            &Pendulum::bounds(),
+            10.0,
+            0.01,
+            &[0],
+            n_pend,
+            learned,
+            seed,
+        )?;
+        ctx.set_message("Lotka–Volterra (α, β)");
+        let lv = LotkaVolterra::two_param();
+        let lvr = compare(
+            ctx,
+            lv,
+            &lv.true_params(),
+            &lv.bounds(),
+            20.0,
+            lv_dt,
+            &[0],
+            n_lv,
+            learned,
+            seed + 1,
+        )?;
+        ctx.set_message("loss landscape");
+        let (series, counts) = landscape(60, seed + 2)?;
+        ctx.step();
+
+        let mut figures = vec![
+            Figure::new("pendulum: converged, tempering", pend.conv[0])
+                .with_target("paper 1.00; > L2"),
+            Figure::new("pendulum: converged, L2 on RK (DP5)", pend.conv[1])
+                .with_target("paper 0.32"),
+            Figure::new("pendulum: mean iterations, tempering", pend.iters[0])
+                .with_target("paper 304"),
+            Figure::new("pendulum: mean iterations, L2", pend.iters[1]).with_target("paper 34"),
+            Figure::new("pendulum: median rel. RMSE, tempering", pend.rmse[0])
+                .with_target("paper 0.00"),
+            Figure::new("pendulum: median rel. RMSE, L2", pend.rmse[1])
+                .with_target("paper 1.42 (mean)"),
+            Figure::new("LV (α, β): converged, tempering", lvr.conv[0])
+                .with_target("paper 0.77; > L2"),
+            Figure::new("LV (α, β): converged, L2 on RK (DP5)", lvr.conv[1])
+                .with_target("paper 0.24"),
+            Figure::new("LV (α, β): mean iterations, tempering", lvr.iters[0])
+                .with_target("paper 411"),
+            Figure::new("LV (α, β): mean iterations, L2", lvr.iters[1]).with_target("paper 97"),
+            Figure::new("LV (α, β): median rel. RMSE, tempering", lvr.rmse[0])
+                .with_target("paper 0.41 (mean)"),
+            Figure::new("LV (α, β): median rel. RMSE, L2", lvr.rmse[1])
+                .with_target("paper 1.35 (mean)"),
+        ];
+        if learned {
+            figures.push(
+                Figure::new("pendulum: converged, Fenrir learned κ²", pend.conv[2])
+                    .with_target("paper 0.99"),
+            );
+            figures.push(
+                Figure::new("LV (α, β): converged, Fenrir learned κ²", lvr.conv[2])
+                    .with_target("paper 0.20"),
+            );
+        }
+        for (k, c) in &counts {
+            let name = if *k == 0.0 {
+                "pendulum landscape: local minima of L2 over l".to_string()
+            } else {
+                format!("pendulum landscape: local minima at κ² = {k:.0e}")
+            };
+            figures.push(Figure::new(name, *c as f64));
+        }
+        let held = pend.conv[0] > pend.conv[1] && lvr.conv[0] > lvr.conv[1];
+        let mut notes = vec![
+            format!(
+                "{n_pend} pendulum starts (l ~ U(0.1, 10); 1001 angle observations, σ² = 0.1, dt = 0.01) and {n_lv} \
+                 Lotka–Volterra starts ((α, β) ~ U(1e-3, 5)²; prey observed on [0, 20], dt = {lv_dt}). Tempering: \
+                 EK1, q = 3, κ² = 1e20 → 1 in 21 stages, argmin L-BFGS (m = 10) with backtracking, logistic box map."
+            ),
+            "The paper's RK baseline runs RadauIIA5; here an adaptive Dormand–Prince 5(4) at rtol = atol = 1e-8 \
+             (the systems are not stiff on the prior box)."
+                .to_string(),
+        ];
+        if ctx.budget() == Budget::Quick {
+            notes.push(
+                "Quick budget: few starts (the rates are coarse), LV data every 0.02 instead of 0.01, and no \
+                 learned-κ² baseline; `--budget full` runs 100 starts of each at the paper's settings."
+                    .to_string(),
+            );
+        }
+        Ok(Outcome {
+            held,
+            figures,
+            plots: vec![Plot {
+                title: "Pendulum loss landscape over l (ℓ − min ℓ + 1)".to_string(),
+                x_label: "pendulum length l".to_string(),
+                y_label: "loss − min + 1".to_string(),
+                series,
+                log_x: false,
+                log_y: true,
+            }],
+            notes,
+        })
+    }
+}
