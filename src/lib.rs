@@ -14,6 +14,7 @@
 //! | [`coreset`] | Lewis weights and coresets for multiple ℓp regression (Woodruff & Yasuda) |
 //! | [`diffusion_tempering`] | probabilistic ODE filters and diffusion tempering for ODE parameter estimation (Beck et al.) |
 //! | [`fair_lottery`] | exact randomised allocation with prescribed selection probabilities (Jain et al.) |
+//! | [`fair_memory`] | non-Markovian fairness: monitors, memories and FairQCM (Alamdari et al.) |
 //! | [`matrix_completion`] | Schatten-p matrix completion, deep and weighted factorisation, FRMC (Ledent & Alves) |
 //! | [`max_reward_rl`] | max-reward reinforcement learning (Veviurko et al.) |
 //! | [`ricci_causal`] | Ricci curvature, Ricci flow and causal estimation on networks (Farzam et al.) |
@@ -26,6 +27,7 @@ pub use conformal_sets;
 pub use coreset;
 pub use diffusion_tempering;
 pub use fair_lottery;
+pub use fair_memory;
 pub use matrix_completion;
 pub use max_reward_rl;
 pub use mlcore;

@@ -10,6 +10,7 @@ pub mod conformal_sets;
 pub mod coreset;
 pub mod diffusion_tempering;
 pub mod fair_lottery;
+pub mod fair_memory;
 pub mod matrix_completion;
 pub mod max_reward_rl;
 pub mod ricci_causal;
@@ -21,6 +22,7 @@ pub fn registry() -> Vec<Box<dyn Reproduction>> {
         Box::new(coreset::CoresetDistortion),
         Box::new(diffusion_tempering::DiffusionTempering),
         Box::new(fair_lottery::FairLottery),
+        Box::new(fair_memory::FairMemory),
         Box::new(matrix_completion::MatrixCompletion),
         Box::new(max_reward_rl::MaxRewardRl),
         Box::new(ricci_causal::RicciCausal),

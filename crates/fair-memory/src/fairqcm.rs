@@ -1,0 +1,525 @@
+//! Tabular FairQCM (paper Alg. 1): Q-learning on the augmented state (s, m)
+//! with counterfactual memories, and the memory baselines without them.
+//!
+//! For each real transition (s, m, a, s') and every counterfactual memory
+//! m̃ ∈ C(m) \ {m} with (s, m̃) feasible:
+//! m̃' = μ(m̃, Δ), r̃ = r(s, a, s', m̃'), and
+//! Q(s, m̃, a) ← Q(s, m̃, a) + α·(r̃ + γ·[¬end(s', m̃')]·maxₐ' Q(s', m̃', a') − Q(s, m̃, a)).
+//! Valid because the transition (s, a) → (s', Δ) does not depend on the
+//! memory and the reward and the end of the episode are known functions of
+//! the counts (the paper's assumptions, the [`FairEnv`] contract).
+
+use crate::env::{EnvOutcome, FairEnv};
+use crate::error::{Error, Result};
+use crate::memory::{Memory, MemoryKind};
+use ndarray::ArrayView1;
+use rand::{Rng, RngExt};
+use tabular_mdp::{QTable, StepSize, argmax_first};
+
+/// Largest number of Q-table entries a learner allocates (2²⁸ ≈ 2.7e8).
+pub const MAX_TABLE_ENTRIES: u128 = 1 << 28;
+
+/// Which counterfactual memories C(m) each real transition updates.
+///
+/// Deviation from the official code: its tabular window is
+/// ∏ᵢ {mᵢ, …, mᵢ + w − 1} and its DQN window ∏ᵢ {mᵢ + 1, …, mᵢ + w}; both are
+/// [`CounterfactualSet::Window`] (offset 0 or 1, width w) here. The real
+/// memory itself is skipped (the official code updated the real pair a second
+/// time with the counterfactual reward).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CounterfactualSet {
+    /// No counterfactuals: plain Q-learning on (s, m).
+    None,
+    /// m̃ᵢ ∈ {mᵢ + offset, …, mᵢ + offset + width − 1} ∩ [0, T] for every i
+    /// (widthᴺ memories). Official tabular: offset 0, width 2.
+    Window {
+        /// First offset.
+        offset: u32,
+        /// Width w ≥ 1.
+        width: u32,
+    },
+    /// Every memory (T + 1)ᴺ — for small problems.
+    All,
+}
+
+/// Hyper-parameters of [`FairQcm`]; `Default` is the official tabular setting
+/// (α = 0.1, γ = 0.99, ε from 1 ×0.95 per exploration down to 0.2, full
+/// memory, window offset 0 width 2, 50 000 episodes).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QcmParams {
+    /// Training episodes. Default 50 000.
+    pub episodes: usize,
+    /// Learning rate α (constant, or 1/n^ω per entry). Default 0.1.
+    pub step_size: StepSize,
+    /// Discount γ ∈ (0, 1]. Default 0.99.
+    pub gamma: f64,
+    /// Initial ε of every (s, m) row. Default 1.
+    pub epsilon_start: f64,
+    /// ε of a row is multiplied by this after each exploratory action taken
+    /// there, while it exceeds `epsilon_min` (official rule). Default 0.95.
+    pub epsilon_decay: f64,
+    /// Floor of the decay. Default 0.2.
+    pub epsilon_min: f64,
+    /// The memory design. Default full counts.
+    pub memory: MemoryKind,
+    /// The counterfactual set. Default window (offset 0, width 2).
+    pub counterfactuals: CounterfactualSet,
+    /// Accept a memory that is not sufficient for the welfare (as the
+    /// official code does with Min/Reset and NSW). Default false.
+    pub allow_insufficient_memory: bool,
+}
+
+impl Default for QcmParams {
+    fn default() -> Self {
+        QcmParams {
+            episodes: 50_000,
+            step_size: StepSize::Constant(0.1),
+            gamma: 0.99,
+            epsilon_start: 1.0,
+            epsilon_decay: 0.95,
+            epsilon_min: 0.2,
+            memory: MemoryKind::Full,
+            counterfactuals: CounterfactualSet::Window {
+                offset: 0,
+                width: 2,
+            },
+            allow_insufficient_memory: false,
+        }
+    }
+}
+
+impl QcmParams {
+    /// The memory baseline: same parameters, no counterfactuals, memory `kind`.
+    pub fn baseline(kind: MemoryKind) -> Self {
+        QcmParams {
+            memory: kind,
+            counterfactuals: CounterfactualSet::None,
+            ..QcmParams::default()
+        }
+    }
+
+    /// Validates the parameters.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for γ ∉ (0, 1], a constant α ∉ (0, 1], an
+    /// exponent ω ∉ (1/2, 1], ε's outside [0, 1] or a decay outside (0, 1],
+    /// a window of width 0; [`Error::CounterfactualNeedsFullMemory`].
+    pub fn check(&self) -> Result<()> {
+        let bad = |name, value, expected| {
+            Err(Error::InvalidParameter {
+                name,
+                value,
+                expected,
+            })
+        };
+        if !(self.gamma > 0.0 && self.gamma <= 1.0) {
+            return bad("gamma", self.gamma, "in (0, 1]");
+        }
+        match self.step_size {
+            StepSize::Constant(a) if !(a > 0.0 && a <= 1.0) => return bad("alpha", a, "in (0, 1]"),
+            StepSize::Polynomial { exponent: w } if !(w > 0.5 && w <= 1.0) => {
+                return bad("exponent", w, "in (1/2, 1]");
+            }
+            _ => {}
+        }
+        for (name, v) in [
+            ("epsilon_start", self.epsilon_start),
+            ("epsilon_min", self.epsilon_min),
+        ] {
+            if !(0.0..=1.0).contains(&v) {
+                return bad(name, v, "in [0, 1]");
+            }
+        }
+        if !(self.epsilon_decay > 0.0 && self.epsilon_decay <= 1.0) {
+            return bad("epsilon_decay", self.epsilon_decay, "in (0, 1]");
+        }
+        if let CounterfactualSet::Window { width: 0, .. } = self.counterfactuals {
+            return bad("width", 0.0, "at least 1");
+        }
+        if self.counterfactuals != CounterfactualSet::None && self.memory != MemoryKind::Full {
+            return Err(Error::CounterfactualNeedsFullMemory {
+                memory: self.memory.name(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// One counterfactual experience (m̃, r̃, m̃', end) for a real step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Counterfactual {
+    /// The counterfactual memory m̃.
+    pub memory: Vec<u32>,
+    /// Its successor m̃' = μ(m̃, Δ).
+    pub next_memory: Vec<u32>,
+    /// r̃, computed by the environment's own reward (same welfare, same λ as
+    /// the real reward; the official code dropped λ here).
+    pub reward: f64,
+    /// Whether the episode ends in (s', m̃').
+    pub terminal: bool,
+}
+
+/// The counterfactual memories C(m) \ {m} of `set`, restricted to those with
+/// (s, m̃) feasible in `env`, in lexicographic order of codes. O(|C|·N).
+pub fn counterfactual_memories<E: FairEnv>(
+    env: &E,
+    memory: &Memory,
+    set: CounterfactualSet,
+    s: usize,
+    m: &[u32],
+) -> Vec<Vec<u32>> {
+    let mut out = Vec::new();
+    for_each_counterfactual(env, memory, set, s, m, |x| out.push(x.to_vec()));
+    out
+}
+
+/// Calls `f` on each memory of [`counterfactual_memories`], without allocating a list.
+fn for_each_counterfactual<E: FairEnv, F: FnMut(&[u32])>(
+    env: &E,
+    memory: &Memory,
+    set: CounterfactualSet,
+    s: usize,
+    m: &[u32],
+    mut f: F,
+) {
+    let cap = memory.cap();
+    let n = m.len();
+    let (lo, hi): (Vec<u32>, Vec<u32>) = match set {
+        CounterfactualSet::None => return,
+        CounterfactualSet::Window { offset, width } => (
+            m.iter().map(|&x| (x + offset).min(cap + 1)).collect(),
+            m.iter()
+                .map(|&x| (x + offset + width - 1).min(cap))
+                .collect(),
+        ),
+        CounterfactualSet::All => (vec![0; n], vec![cap; n]),
+    };
+    if lo.iter().zip(&hi).any(|(l, h)| l > h) {
+        return;
+    }
+    let mut cur = lo.clone();
+    loop {
+        if cur.as_slice() != m && env.feasible(s, &cur) {
+            f(&cur);
+        }
+        // Odometer increment.
+        let mut i = 0;
+        loop {
+            if i == n {
+                return;
+            }
+            if cur[i] < hi[i] {
+                cur[i] += 1;
+                break;
+            }
+            cur[i] = lo[i];
+            i += 1;
+        }
+    }
+}
+
+/// The counterfactual experience of memory m̃ for the real step (s, a) → `o`:
+/// what the environment returns when its memory is forced to m̃ (P3).
+pub fn counterfactual<E: FairEnv>(
+    env: &E,
+    memory: &Memory,
+    s: usize,
+    a: usize,
+    o: &EnvOutcome,
+    m_tilde: &[u32],
+) -> Counterfactual {
+    let mut next = vec![0; m_tilde.len()];
+    memory.update(m_tilde, o.gain, &mut next);
+    Counterfactual {
+        reward: env.reward(s, a, o, &next),
+        terminal: env.terminal(o.next, &next),
+        memory: m_tilde.to_vec(),
+        next_memory: next,
+    }
+}
+
+/// Statistics of one training episode.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EpisodeStats {
+    /// Undiscounted return of the behaviour policy.
+    pub ret: f64,
+    /// Real steps.
+    pub steps: usize,
+    /// Q updates (real + counterfactual).
+    pub updates: usize,
+}
+
+/// Tabular FairQCM / memory-augmented Q-learning on (s, m).
+///
+/// Table rows are s·|M| + code(m) ([`Memory::encode`]); the table is a
+/// [`tabular_mdp::QTable`]. The behaviour policy is ε-greedy with a per-row
+/// ε (official rule) and greedy ties broken by the lowest action index
+/// (the official code breaks ties at random). Real rewards and episode ends
+/// use the true counts; the table is indexed by the memory (for an
+/// insufficient memory, allowed explicitly, this is the official behaviour).
+///
+/// Cost per real step O(A + N) plus O(|C(m)|·(A + N)) with counterfactuals;
+/// memory O(S·|M|·A).
+#[derive(Debug, Clone)]
+pub struct FairQcm<'e, E: FairEnv> {
+    env: &'e E,
+    params: QcmParams,
+    memory: Memory,
+    table: QTable,
+    epsilon: Vec<f64>,
+    n_mem: usize,
+    episodes: usize,
+}
+
+impl<'e, E: FairEnv> FairQcm<'e, E> {
+    /// A learner with Q ≡ 0.
+    ///
+    /// # Errors
+    /// As [`QcmParams::check`] and [`Memory::new`];
+    /// [`Error::MemoryNotSufficient`] unless the memory determines the
+    /// environment's welfare or `allow_insufficient_memory`;
+    /// [`Error::TableTooLarge`] above [`MAX_TABLE_ENTRIES`].
+    pub fn new(env: &'e E, params: QcmParams) -> Result<Self> {
+        params.check()?;
+        let w = env.welfare();
+        w.check(env.n_stakeholders())?;
+        params
+            .memory
+            .check_sufficient(&w, params.allow_insufficient_memory)?;
+        let memory = Memory::new(params.memory, env.n_stakeholders(), env.horizon())?;
+        let n_mem = memory.n_codes();
+        let entries = env.n_states() as u128 * n_mem as u128 * env.n_actions() as u128;
+        if entries > MAX_TABLE_ENTRIES || env.n_actions() == 0 {
+            return Err(Error::TableTooLarge {
+                entries,
+                limit: MAX_TABLE_ENTRIES,
+            });
+        }
+        let rows = env.n_states() * n_mem;
+        Ok(FairQcm {
+            env,
+            params,
+            memory,
+            table: QTable::new(rows, env.n_actions(), 0.0),
+            epsilon: vec![params.epsilon_start; rows],
+            n_mem,
+            episodes: 0,
+        })
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &QcmParams {
+        &self.params
+    }
+
+    /// The memory.
+    pub fn memory(&self) -> &Memory {
+        &self.memory
+    }
+
+    /// The Q table (rows s·|M| + code(m)).
+    pub fn table(&self) -> &QTable {
+        &self.table
+    }
+
+    /// Episodes trained so far.
+    pub fn episodes(&self) -> usize {
+        self.episodes
+    }
+
+    /// The table row of (s, code).
+    pub fn row(&self, s: usize, code: usize) -> usize {
+        s * self.n_mem + code
+    }
+
+    /// Q(s, m, ·).
+    pub fn q(&self, s: usize, m: &[u32]) -> ArrayView1<'_, f64> {
+        self.table.q.row(self.row(s, self.memory.encode(m)))
+    }
+
+    /// The greedy action argmaxₐ Q(s, m, a) (lowest index among ties).
+    pub fn greedy(&self, s: usize, m: &[u32]) -> usize {
+        self.table.greedy(self.row(s, self.memory.encode(m)))
+    }
+
+    #[inline]
+    fn td_update(&mut self, row: usize, a: usize, target: f64) {
+        let n = &mut self.table.visits[[row, a]];
+        *n += 1;
+        let alpha = match self.params.step_size {
+            StepSize::Constant(x) => x,
+            StepSize::Polynomial { exponent } => (*n as f64).powf(-exponent),
+        };
+        let q = &mut self.table.q[[row, a]];
+        *q += alpha * (target - *q);
+    }
+
+    #[inline]
+    fn max_row(&self, row: usize) -> f64 {
+        self.table.max(row)
+    }
+
+    /// Runs one training episode.
+    pub fn run_episode<R: Rng + ?Sized>(&mut self, rng: &mut R) -> EpisodeStats {
+        let env = self.env;
+        let n = env.n_stakeholders();
+        let gamma = self.params.gamma;
+        let mut s = env.sample_initial(rng);
+        let mut u = vec![0u32; n];
+        let mut m = self.memory.init();
+        let (mut u2, mut m2) = (vec![0u32; n], vec![0u32; n]);
+        let mut cf_next = vec![0u32; n];
+        let mut stats = EpisodeStats {
+            ret: 0.0,
+            steps: 0,
+            updates: 0,
+        };
+        for _ in 0..env.horizon() {
+            let row = self.row(s, self.memory.encode(&m));
+            let a = {
+                let eps = &mut self.epsilon[row];
+                if rng.random::<f64>() < *eps {
+                    if *eps > self.params.epsilon_min {
+                        *eps *= self.params.epsilon_decay;
+                    }
+                    rng.random_range(0..env.n_actions())
+                } else {
+                    let r = self.table.q.row(row);
+                    argmax_first(r.as_slice().unwrap_or(&[]))
+                }
+            };
+            let o = env.sample(s, a, rng);
+            u2.copy_from_slice(&u);
+            if let Some(g) = o.gain {
+                u2[g] += 1;
+            }
+            self.memory.update(&m, o.gain, &mut m2);
+            let r = env.reward(s, a, &o, &u2);
+            let end = env.terminal(o.next, &u2);
+            let next_row = self.row(o.next, self.memory.encode(&m2));
+            let target = if end {
+                r
+            } else {
+                r + gamma * self.max_row(next_row)
+            };
+            self.td_update(row, a, target);
+            stats.updates += 1;
+            if self.params.counterfactuals != CounterfactualSet::None {
+                let mem = self.memory.clone();
+                let set = self.params.counterfactuals;
+                let mut pending: Vec<(usize, f64)> = Vec::new();
+                for_each_counterfactual(env, &mem, set, s, &m, |mt| {
+                    mem.update(mt, o.gain, &mut cf_next);
+                    let rt = env.reward(s, a, &o, &cf_next);
+                    let endt = env.terminal(o.next, &cf_next);
+                    let nrow = o.next * self.n_mem + mem.encode(&cf_next);
+                    let y = if endt {
+                        rt
+                    } else {
+                        rt + gamma * self.table.max(nrow)
+                    };
+                    pending.push((s * self.n_mem + mem.encode(mt), y));
+                });
+                // Targets are computed before any counterfactual write; the
+                // rows (s, m̃) differ from their successors (s', m̃') in time,
+                // so the order does not matter.
+                for (row, y) in pending {
+                    self.td_update(row, a, y);
+                    stats.updates += 1;
+                }
+            }
+            stats.ret += r;
+            stats.steps += 1;
+            std::mem::swap(&mut u, &mut u2);
+            std::mem::swap(&mut m, &mut m2);
+            s = o.next;
+            if end {
+                break;
+            }
+        }
+        self.episodes += 1;
+        stats
+    }
+
+    /// Runs `episodes` episodes, calling `monitor(self)` after each.
+    pub fn train<R: Rng + ?Sized, F: FnMut(&Self)>(
+        &mut self,
+        episodes: usize,
+        rng: &mut R,
+        mut monitor: F,
+    ) {
+        for _ in 0..episodes {
+            self.run_episode(rng);
+            monitor(self);
+        }
+    }
+
+    /// Runs `params.episodes` episodes.
+    pub fn train_all<R: Rng + ?Sized>(&mut self, rng: &mut R) {
+        self.train(self.params.episodes, rng, |_| {});
+    }
+}
+
+/// The greedy policy's exact value along training: checkpoints every
+/// `eval_every` episodes ([`crate::dp::greedy_value`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LearningCurve {
+    /// Episodes trained at each checkpoint (eval_every, 2·eval_every, …).
+    pub episodes: Vec<usize>,
+    /// The greedy policy's expected discounted return at each checkpoint.
+    pub values: Vec<f64>,
+}
+
+impl LearningCurve {
+    /// The first checkpoint from which the greedy value stays within `tol`
+    /// of `optimum` until the end (None if the last one is not), the
+    /// "episodes to optimal" of the sample-efficiency claim.
+    pub fn episodes_to_optimal(&self, optimum: f64, tol: f64) -> Option<usize> {
+        let ok = |v: f64| v >= optimum - tol;
+        let mut first = None;
+        for (&e, &v) in self.episodes.iter().zip(&self.values) {
+            if ok(v) {
+                first.get_or_insert(e);
+            } else {
+                first = None;
+            }
+        }
+        first
+    }
+}
+
+/// Trains a fresh learner for `params.episodes` episodes and records its
+/// greedy value (discount `params.gamma`) every `eval_every` episodes.
+/// O(episodes·step cost + checkpoints·evaluation cost).
+///
+/// # Errors
+/// As [`FairQcm::new`]; [`Error::InvalidParameter`] for `eval_every = 0`.
+pub fn learning_curve<E: FairEnv, R: Rng + ?Sized>(
+    env: &E,
+    params: QcmParams,
+    eval_every: usize,
+    rng: &mut R,
+) -> Result<LearningCurve> {
+    if eval_every == 0 {
+        return Err(Error::InvalidParameter {
+            name: "eval_every",
+            value: 0.0,
+            expected: "at least 1",
+        });
+    }
+    let mut learner = FairQcm::new(env, params)?;
+    let mut curve = LearningCurve {
+        episodes: Vec::new(),
+        values: Vec::new(),
+    };
+    for e in 1..=params.episodes {
+        learner.run_episode(rng);
+        if e % eval_every == 0 {
+            curve.episodes.push(e);
+            curve
+                .values
+                .push(crate::dp::greedy_value(&learner, env, params.gamma));
+        }
+    }
+    Ok(curve)
+}
