@@ -15,6 +15,7 @@
 //! | [`diffusion_tempering`] | probabilistic ODE filters and diffusion tempering for ODE parameter estimation (Beck et al.) |
 //! | [`fair_lottery`] | exact randomised allocation with prescribed selection probabilities (Jain et al.) |
 //! | [`fair_memory`] | non-Markovian fairness: monitors, memories and FairQCM (Alamdari et al.) |
+//! | [`lookahead_mlmc`] | multilevel Monte Carlo for look-ahead Bayesian optimisation (Yang et al.) |
 //! | [`matrix_completion`] | Schatten-p matrix completion, deep and weighted factorisation, FRMC (Ledent & Alves) |
 //! | [`max_reward_rl`] | max-reward reinforcement learning (Veviurko et al.) |
 //! | [`ricci_causal`] | Ricci curvature, Ricci flow and causal estimation on networks (Farzam et al.) |
@@ -28,6 +29,7 @@ pub use coreset;
 pub use diffusion_tempering;
 pub use fair_lottery;
 pub use fair_memory;
+pub use lookahead_mlmc;
 pub use matrix_completion;
 pub use max_reward_rl;
 pub use mlcore;

@@ -11,6 +11,7 @@ pub mod coreset;
 pub mod diffusion_tempering;
 pub mod fair_lottery;
 pub mod fair_memory;
+pub mod lookahead_mlmc;
 pub mod matrix_completion;
 pub mod max_reward_rl;
 pub mod ricci_causal;
@@ -23,6 +24,7 @@ pub fn registry() -> Vec<Box<dyn Reproduction>> {
         Box::new(diffusion_tempering::DiffusionTempering),
         Box::new(fair_lottery::FairLottery),
         Box::new(fair_memory::FairMemory),
+        Box::new(lookahead_mlmc::LookaheadMlmc),
         Box::new(matrix_completion::MatrixCompletion),
         Box::new(max_reward_rl::MaxRewardRl),
         Box::new(ricci_causal::RicciCausal),
