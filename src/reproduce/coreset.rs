@@ -2,7 +2,9 @@
 //! coresets against the number of responses `m`, a uniform-sampling
 //! baseline of the same size, and the solve time on the coreset.
 
-use crate::runner::{BoxError, Budget, Context, Figure, Outcome, Plot, Reproduction, Series};
+use crate::runner::{
+    BoxError, Budget, Context, Figure, Outcome, Plot, Reproduction, Series, median,
+};
 use coreset::coreset::{Budget as Rows, Coreset, CoresetBuilder};
 use coreset::lewis::{LewisOptions, lewis_weights};
 use coreset::regression::{self, IrlsOptions};
@@ -83,11 +85,6 @@ fn p90(v: &[f64]) -> Result<f64, BoxError> {
     Ok(quantile(Array1::from_vec(v.to_vec()).view(), 0.9)?)
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 impl Reproduction for CoresetDistortion {
     fn id(&self) -> &'static str {
         "coreset"
@@ -165,7 +162,7 @@ impl Reproduction for CoresetDistortion {
             std::hint::black_box((full.cost, sub.cost));
             ctx.step();
         }
-        let time_ratio = median(t_core) / median(t_full);
+        let time_ratio = median(&t_core) / median(&t_full);
 
         let held = spread < 0.05 && uniform_ratio > 2.0 && time_ratio < 1.0;
         let mut figures: Vec<Figure> = Vec::new();

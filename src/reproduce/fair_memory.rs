@@ -5,7 +5,9 @@
 //! min-shifted, reset, none). Optimality is exact: the greedy policy's value
 //! is compared with the dynamic-programming optimum on the augmented state.
 
-use crate::runner::{BoxError, Budget, Context, Figure, Outcome, Plot, Reproduction, Series};
+use crate::runner::{
+    BoxError, Budget, Context, Figure, Outcome, Plot, Reproduction, Series, median,
+};
 use fair_memory::{CounterfactualSet, Donut, DonutConfig, FairQcm, MemoryKind, QcmParams, dp};
 use mlcore::sampling::seeded;
 use std::time::Instant;
@@ -100,16 +102,6 @@ fn one_run(
     })
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        0.5 * (v[n / 2 - 1] + v[n / 2])
-    }
-}
-
 impl Reproduction for FairMemory {
     fn id(&self) -> &'static str {
         "fair-memory"
@@ -177,14 +169,14 @@ impl Reproduction for FairMemory {
                 secs.push(run.secs);
                 ctx.step();
             }
-            let med = median(eps.clone());
+            let med = median(&eps);
             medians.push(med);
-            per_episode.push(median(secs));
+            per_episode.push(median(&secs));
             let points = (0..curves[0].len())
                 .map(|i| {
                     (
                         ((i + 1) * eval_every) as f64,
-                        median(curves.iter().map(|c| c[i]).collect()),
+                        median(&curves.iter().map(|c| c[i]).collect::<Vec<_>>()),
                     )
                 })
                 .collect();

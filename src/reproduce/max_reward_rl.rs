@@ -4,7 +4,9 @@
 //! (tabular max-Q-learning vs Q-learning); plus the stochastic trap where the
 //! Gottipati operator picks the wrong action.
 
-use crate::runner::{BoxError, Budget, Context, Figure, Outcome, Plot, Reproduction, Series};
+use crate::runner::{
+    BoxError, Budget, Context, Figure, Outcome, Plot, Reproduction, Series, median,
+};
 use max_reward_rl::envs::{GridReward, GridWorld, TRAP_GAMMA, stochastic_trap};
 use max_reward_rl::gottipati::gottipati_value_iteration;
 use max_reward_rl::qlearning::{greedy_from_table, max_q_learning, sum_q_learning};
@@ -30,16 +32,6 @@ pub const GAMMA_SUM: f64 = 0.99;
 pub const GAMMA_MAX: f64 = 0.95;
 /// Episode length, and the horizon of the goal-reach probability.
 pub const HORIZON: usize = 100;
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        0.5 * (v[n / 2 - 1] + v[n / 2])
-    }
-}
 
 impl Reproduction for MaxRewardRl {
     fn id(&self) -> &'static str {
@@ -100,7 +92,7 @@ impl Reproduction for MaxRewardRl {
             std::hint::black_box(m.value_iteration(&exact)?);
             t_vi.push(t.elapsed().as_secs_f64());
         }
-        let (t_solve, t_vi) = (median(t_solve), median(t_vi));
+        let (t_solve, t_vi) = (median(&t_solve), median(&t_vi));
         let solver_gap = (&max.v - &max_vi.v)
             .iter()
             .fold(0.0f64, |a, d| a.max(d.abs()));
@@ -199,8 +191,8 @@ impl Reproduction for MaxRewardRl {
             finals[1].push(m.reach_probability(&p, &goal, g.start(), HORIZON)?);
             ctx.step();
         }
-        let learned_max = median(finals[0].clone());
-        let learned_sum = median(finals[1].clone());
+        let learned_max = median(&finals[0]);
+        let learned_sum = median(&finals[1]);
 
         let held = trap_ok
             && reach_max >= 0.95

@@ -216,6 +216,13 @@ pub struct Plot {
     pub log_y: bool,
 }
 
+/// The median of measured values (run times, per-seed results), for
+/// reproductions; NaN for an empty or non-finite sample
+/// ([`mlcore::stats::median`]).
+pub fn median(values: &[f64]) -> f64 {
+    mlcore::stats::median(ndarray::ArrayView1::from(values)).unwrap_or(f64::NAN)
+}
+
 /// The result of one reproduction run.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Outcome {

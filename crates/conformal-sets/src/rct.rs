@@ -207,18 +207,6 @@ fn t_p_value(t: f64, df: f64, alt: Alternative) -> Result<f64> {
     })
 }
 
-/// Median of a validated, non-empty sample.
-fn median(x: &ArrayView1<'_, f64>) -> f64 {
-    let mut v: Vec<f64> = x.iter().copied().collect();
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        0.5 * (v[n / 2 - 1] + v[n / 2])
-    }
-}
-
 // ---------------------------------------------------------------------------
 // t-tests
 // ---------------------------------------------------------------------------
@@ -1757,7 +1745,7 @@ pub fn summarize(x: ArrayView1<'_, f64>) -> Result<ArmSummary> {
         n: x.len(),
         mean: m.mean,
         sd: m.var.sqrt(),
-        median: median(&x),
+        median: mlcore::stats::median(x)?,
     })
 }
 

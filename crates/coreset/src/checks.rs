@@ -1,7 +1,7 @@
 //! Input checks shared by the entry points (crate-private).
 
 use crate::error::{Error, Result};
-use ndarray::{ArrayView1, ArrayView2};
+use ndarray::{Array1, ArrayView1, ArrayView2};
 
 /// `p` must be finite and at least 1.
 pub(crate) fn p(p: f64) -> Result<()> {
@@ -61,6 +61,17 @@ pub(crate) fn weights(s: ArrayView1<'_, f64>, n: usize) -> Result<()> {
             value: s[index],
         }),
         None => Ok(()),
+    }
+}
+
+/// Checked row weights as an owned vector, all ones when absent.
+pub(crate) fn weights_or_ones(s: Option<ArrayView1<'_, f64>>, n: usize) -> Result<Array1<f64>> {
+    match s {
+        Some(s) => {
+            weights(s, n)?;
+            Ok(s.to_owned())
+        }
+        None => Ok(Array1::ones(n)),
     }
 }
 

@@ -75,20 +75,16 @@ pub struct PowerMean {
     pub iterations: usize,
 }
 
+/// Checked weights (ones when absent); all-zero weights leave nothing to average.
 fn checked_weights(
     points: ArrayView2<'_, f64>,
     weights: Option<ArrayView1<'_, f64>>,
 ) -> Result<Array1<f64>> {
-    match weights {
-        Some(w) => {
-            checks::weights(w, points.nrows())?;
-            if w.iter().all(|&v| v == 0.0) {
-                return Err(Error::ZeroMatrix { what: "weights" });
-            }
-            Ok(w.to_owned())
-        }
-        None => Ok(Array1::ones(points.nrows())),
+    let w = checks::weights_or_ones(weights, points.nrows())?;
+    if w.iter().all(|&v| v == 0.0) {
+        return Err(Error::ZeroMatrix { what: "weights" });
     }
+    Ok(w)
 }
 
 /// `F(x) = Σᵢ wᵢ ‖aᵢ − x‖₂ᵖ` for the rows `aᵢ` of `points`. O(n d).

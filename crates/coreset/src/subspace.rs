@@ -104,19 +104,6 @@ fn check_k(k: usize, points: ArrayView2<'_, f64>) -> Result<()> {
     Ok(())
 }
 
-fn checked_weights(
-    points: ArrayView2<'_, f64>,
-    weights: Option<ArrayView1<'_, f64>>,
-) -> Result<Array1<f64>> {
-    match weights {
-        Some(w) => {
-            checks::weights(w, points.nrows())?;
-            Ok(w.to_owned())
-        }
-        None => Ok(Array1::ones(points.nrows())),
-    }
-}
-
 /// Squared distances `‖aᵢ − V Vᵀ aᵢ‖²` of the rows to the span of the
 /// orthonormal columns of `v`. O(n d k).
 fn squared_distances(points: ArrayView2<'_, f64>, v: &Array2<f64>) -> Array1<f64> {
@@ -161,7 +148,7 @@ pub fn subspace_cost(
             got: format!("{} rows", basis.nrows()),
         });
     }
-    let w = checked_weights(points, weights)?;
+    let w = checks::weights_or_ones(weights, points.nrows())?;
     let q = orthonormal_span(basis)?;
     Ok(cost_from_sq(&squared_distances(points, &q), &w, p))
 }
@@ -187,7 +174,7 @@ pub fn fit_subspace(
     check_p_range(p)?;
     checks::matrix(points, "points")?;
     check_k(k, points)?;
-    let w = checked_weights(points, weights)?;
+    let w = checks::weights_or_ones(weights, points.nrows())?;
     opts.check()?;
     let d = points.ncols();
     let identity = Array2::eye(d);

@@ -137,6 +137,22 @@ pub fn quantile(data: ArrayView1<'_, f64>, q: f64) -> Result<f64> {
     Ok(v[lo] + (h - lo as f64) * (v[hi] - v[lo]))
 }
 
+/// The sample median: the middle order statistic for odd `n`, the mean of
+/// the two middle ones for even `n` (numpy's `median`; the same value as
+/// `quantile(data, 0.5)`). O(n log n).
+///
+/// # Errors
+/// [`Error::Empty`], [`Error::NonFinite`].
+pub fn median(data: ArrayView1<'_, f64>) -> Result<f64> {
+    let v = sorted(data, "data")?;
+    let n = v.len();
+    Ok(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    })
+}
+
 /// The split-conformal rank `k = ⌈(n+1)(1−α)⌉` for `n` calibration scores.
 ///
 /// May exceed `n`: then no finite threshold has the guarantee, which happens

@@ -133,3 +133,20 @@ proptest! {
         prop_assert!((rho - rho_exp).abs() < 1e-12);
     }
 }
+
+/// The median is the middle order statistic (odd n) or the mean of the two
+/// middle ones (even n), and equals the type-7 quantile at 0.5.
+#[test]
+fn median_matches_the_half_quantile() {
+    use mlcore::stats::{median, quantile};
+    let odd = ndarray::array![5.0, 1.0, 3.0];
+    let even = ndarray::array![4.0, 1.0, 3.0, 10.0];
+    assert_eq!(median(odd.view()).unwrap(), 3.0);
+    assert_eq!(median(even.view()).unwrap(), 3.5);
+    assert_eq!(
+        median(even.view()).unwrap(),
+        quantile(even.view(), 0.5).unwrap()
+    );
+    let empty = ndarray::Array1::<f64>::zeros(0);
+    assert!(median(empty.view()).is_err());
+}
