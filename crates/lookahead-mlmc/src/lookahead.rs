@@ -24,7 +24,7 @@ use crate::acq::{ei, ei_at, q_ei_slice};
 use crate::error::{Error, Result};
 use crate::gp::ExactGp;
 use crate::mlmc::{
-    Allocation, Coupling, LevelSampler, LevelSamples, MAX_LEVEL, MlmcConfig, allocate,
+    Allocation, Coupling, LevelSampler, LevelSamples, MlmcConfig, allocate, inner_samples,
 };
 use crate::optim::{
     Bounds, LbfgsConfig, LocalOptimum, Objective, best_of, fd_gradient, maximize_multistart, top_k,
@@ -539,16 +539,10 @@ impl LevelSampler for TwoStepValueSampler<'_> {
         with_coarse: bool,
         rng: &mut R,
     ) -> Result<LevelSamples> {
-        if level > MAX_LEVEL {
-            return Err(Error::LevelTooDeep {
-                level,
-                max: MAX_LEVEL,
-            });
-        }
+        let m = inner_samples(level)?;
         if n == 0 {
             return Err(Error::InvalidBatchSize { what: "n" });
         }
-        let m = 1usize << level;
         let ib = self.bounds.repeat(self.inner.q());
         let s = TwoStepSamples::draw(n, m, self.inner, &ib, self.cfg.inner_raw_samples, rng);
         let fine_p = TwoStepSaa::new(
@@ -1077,16 +1071,10 @@ impl LevelSampler for ThreeStepValueSampler<'_> {
         with_coarse: bool,
         rng: &mut R,
     ) -> Result<LevelSamples> {
-        if level > MAX_LEVEL {
-            return Err(Error::LevelTooDeep {
-                level,
-                max: MAX_LEVEL,
-            });
-        }
+        let m = inner_samples(level)?;
         if n == 0 {
             return Err(Error::InvalidBatchSize { what: "n" });
         }
-        let m = 1usize << level;
         let (outer, second, raw) =
             draw_three_step_samples(n, m, &self.bounds, self.cfg.inner_raw_samples, rng);
         let e = {

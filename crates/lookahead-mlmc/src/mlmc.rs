@@ -15,6 +15,21 @@ use rand::Rng;
 /// The deepest level allowed: `2^20` inner samples.
 pub const MAX_LEVEL: u32 = 20;
 
+/// The inner sample count `M = 2^ℓ` of level `ℓ`, for [`LevelSampler`]
+/// implementations.
+///
+/// # Errors
+/// [`Error::LevelTooDeep`] for `ℓ > MAX_LEVEL`.
+pub fn inner_samples(level: u32) -> Result<usize> {
+    if level > MAX_LEVEL {
+        return Err(Error::LevelTooDeep {
+            level,
+            max: MAX_LEVEL,
+        });
+    }
+    Ok(1usize << level)
+}
+
 /// How the coarse approximation `P_{ℓ−1}^c` reuses the fine level's inner samples.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Coupling {

@@ -31,13 +31,7 @@ impl LevelSampler for NestedToy {
         with_coarse: bool,
         rng: &mut R,
     ) -> Result<LevelSamples> {
-        if level > crate::mlmc::MAX_LEVEL {
-            return Err(crate::Error::LevelTooDeep {
-                level,
-                max: crate::mlmc::MAX_LEVEL,
-            });
-        }
-        let m = 1usize << level;
+        let m = crate::mlmc::inner_samples(level)?;
         let mut fine = Vec::with_capacity(n);
         let mut coarse = Vec::with_capacity(if with_coarse { n } else { 0 });
         for _ in 0..n {

@@ -351,6 +351,21 @@ fn check_x(n: usize, x: ArrayView2<'_, f64>, z: ArrayView1<'_, f64>) -> Result<(
     Ok(())
 }
 
+/// The checks shared by the fitted estimators: a ridge `λ ≥ 0`, and data of
+/// one length per node.
+fn check_fit(
+    ridge: f64,
+    n: usize,
+    x: ArrayView2<'_, f64>,
+    t: ArrayView1<'_, f64>,
+    z: ArrayView1<'_, f64>,
+    y: ArrayView1<'_, f64>,
+) -> Result<()> {
+    param(ridge >= 0.0 && ridge.is_finite(), "ridge", ridge, "λ ≥ 0")?;
+    check_data(n, t, y)?;
+    check_x(n, x, z)
+}
+
 impl RegressionAdjustment {
     /// Fits the outcome model. `z` is the observed exposure.
     ///
@@ -367,15 +382,7 @@ impl RegressionAdjustment {
         z: ArrayView1<'_, f64>,
         y: ArrayView1<'_, f64>,
     ) -> Result<LinearFit> {
-        param(
-            self.ridge >= 0.0 && self.ridge.is_finite(),
-            "ridge",
-            self.ridge,
-            "λ ≥ 0",
-        )?;
-        let n = g.n_nodes();
-        check_data(n, t, y)?;
-        check_x(n, x, z)?;
+        check_fit(self.ridge, g.n_nodes(), x, t, z, y)?;
         let f = if self.neighbour_covariates {
             let xb = neighbour_mean(g, x, affinity)?;
             ndarray::concatenate(ndarray::Axis(1), &[x, xb.view()]).expect("same rows")
@@ -484,15 +491,7 @@ impl SgcEstimator {
         z: ArrayView1<'_, f64>,
         y: ArrayView1<'_, f64>,
     ) -> Result<LinearFit> {
-        param(
-            self.ridge >= 0.0 && self.ridge.is_finite(),
-            "ridge",
-            self.ridge,
-            "λ ≥ 0",
-        )?;
-        let n = g.n_nodes();
-        check_data(n, t, y)?;
-        check_x(n, x, z)?;
+        check_fit(self.ridge, g.n_nodes(), x, t, z, y)?;
         let h = sgc_propagate(g, affinity, x, self.hops, self.normalization)?;
         LinearFit::fit(h, t, z, y, true, self.ridge)
     }
