@@ -10,6 +10,7 @@
 //! | crate | what it is |
 //! |---|---|
 //! | [`mlcore`] | the shared core: dense linear algebra (faer), sampling, statistics |
+//! | [`cmdp_eluder`] | E-UC³RL regret minimisation for contextual MDPs with offline oracles (Levy et al.) |
 //! | [`conformal_sets`] | conformal prediction sets and the trial analysis (Cresswell et al.) |
 //! | [`coreset`] | Lewis weights and coresets for multiple ℓp regression (Woodruff & Yasuda) |
 //! | [`diffusion_tempering`] | probabilistic ODE filters and diffusion tempering for ODE parameter estimation (Beck et al.) |
@@ -24,6 +25,7 @@
 //! The nineteen papers and their status are listed in the repository's README.
 #![deny(missing_docs)]
 
+pub use cmdp_eluder;
 pub use conformal_sets;
 pub use coreset;
 pub use diffusion_tempering;

@@ -6,6 +6,7 @@
 
 use crate::runner::Reproduction;
 
+pub mod cmdp_eluder;
 pub mod conformal_sets;
 pub mod coreset;
 pub mod diffusion_tempering;
@@ -19,6 +20,7 @@ pub mod ricci_causal;
 /// Every registered reproduction, sorted by crate name.
 pub fn registry() -> Vec<Box<dyn Reproduction>> {
     vec![
+        Box::new(cmdp_eluder::CmdpEluder),
         Box::new(conformal_sets::ConformalSets),
         Box::new(coreset::CoresetDistortion),
         Box::new(diffusion_tempering::DiffusionTempering),

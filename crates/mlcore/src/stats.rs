@@ -274,3 +274,44 @@ pub fn spearman(x: ArrayView1<'_, f64>, y: ArrayView1<'_, f64>) -> Result<f64> {
     paired(x, y)?;
     pearson(ranks(x)?.view(), ranks(y)?.view())
 }
+
+/// Ordinary least-squares line `y ≈ slope·x + intercept`:
+/// `slope = Σ(xᵢ − x̄)(yᵢ − ȳ) / Σ(xᵢ − x̄)²`, `intercept = ȳ − slope·x̄`. O(n).
+///
+/// # Errors
+/// Emptiness, finiteness and length errors, [`Error::ZeroVariance`] when all
+/// `x` are equal (the slope is undefined).
+pub fn linear_fit(x: ArrayView1<'_, f64>, y: ArrayView1<'_, f64>) -> Result<(f64, f64)> {
+    paired(x, y)?;
+    let (mx, my) = (x.mean().unwrap_or(0.0), y.mean().unwrap_or(0.0));
+    let (mut sxy, mut sxx) = (0.0, 0.0);
+    for (&a, &b) in x.iter().zip(y.iter()) {
+        sxy += (a - mx) * (b - my);
+        sxx += (a - mx) * (a - mx);
+    }
+    if sxx == 0.0 {
+        return Err(Error::ZeroVariance { what: "x" });
+    }
+    let slope = sxy / sxx;
+    Ok((slope, my - slope * mx))
+}
+
+/// The exponent k of a power law `y ∝ xᵏ` fitted to the points `(x, y)`: the
+/// least-squares slope of `ln y` on `ln x` ([`linear_fit`]). This is how growth
+/// rates (cost against tolerance, regret against horizon) are read off a
+/// log–log plot. O(n).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for a non-positive `x` or `y` (its logarithm is
+/// undefined), and the errors of [`linear_fit`].
+pub fn power_law_exponent(points: &[(f64, f64)]) -> Result<f64> {
+    let mut lx = Array1::zeros(points.len());
+    let mut ly = Array1::zeros(points.len());
+    for (i, &(x, y)) in points.iter().enumerate() {
+        check::positive(x, "x")?;
+        check::positive(y, "y")?;
+        lx[i] = x.ln();
+        ly[i] = y.ln();
+    }
+    Ok(linear_fit(lx.view(), ly.view())?.0)
+}

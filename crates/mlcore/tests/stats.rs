@@ -150,3 +150,35 @@ fn median_matches_the_half_quantile() {
     let empty = ndarray::Array1::<f64>::zeros(0);
     assert!(median(empty.view()).is_err());
 }
+
+#[test]
+fn linear_fit_recovers_an_exact_line_and_matches_numpy() {
+    let x = array![0.0, 1.0, 2.0, 3.0];
+    let (b, a) = stats::linear_fit(x.view(), x.mapv(|v| 2.5 * v - 1.0).view()).unwrap();
+    assert!((b - 2.5).abs() < 1e-15 && (a + 1.0).abs() < 1e-15);
+    // numpy.polyfit([1, 2, 4, 7], [3, 1, 4, 1], 1) = [-1/6, 17/6]
+    let (b, a) = stats::linear_fit(
+        array![1.0, 2.0, 4.0, 7.0].view(),
+        array![3.0, 1.0, 4.0, 1.0].view(),
+    )
+    .unwrap();
+    assert!((b + 1.0 / 6.0).abs() < 1e-15);
+    assert!((a - 17.0 / 6.0).abs() < 1e-14);
+    assert!(stats::linear_fit(array![1.0, 1.0].view(), array![1.0, 2.0].view()).is_err());
+    assert!(stats::linear_fit(array![1.0, 2.0].view(), array![1.0].view()).is_err());
+}
+
+#[test]
+fn power_law_exponent_reads_growth_rates() {
+    let pts: Vec<(f64, f64)> = [0.1, 0.05, 0.02, 0.01]
+        .iter()
+        .map(|&e: &f64| (e, 3.0 * e.powf(-2.0)))
+        .collect();
+    assert!((stats::power_law_exponent(&pts).unwrap() + 2.0).abs() < 1e-12);
+    let sqrt: Vec<(f64, f64)> = (1..6)
+        .map(|k| (f64::from(k) * 1000.0, f64::from(k * 1000).sqrt()))
+        .collect();
+    assert!((stats::power_law_exponent(&sqrt).unwrap() - 0.5).abs() < 1e-12);
+    assert!(stats::power_law_exponent(&[(1.0, 1.0), (2.0, 0.0)]).is_err());
+    assert!(stats::power_law_exponent(&[(1.0, 1.0)]).is_err());
+}
