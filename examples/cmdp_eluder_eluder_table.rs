@@ -9,22 +9,10 @@
 //!
 //! `cargo run --release --example cmdp_eluder_eluder_table`
 
-use cmdp_eluder::eluder::eluder_dimension;
+use cmdp_eluder::eluder::{bernoulli_outputs, eluder_dimension};
 use cmdp_eluder::instances::xor_instance;
 use cmdp_eluder::metric::{hellinger_metric, tv_metric};
 use ndarray::Array2;
-
-fn bern(table: &[Vec<f64>]) -> Vec<Array2<f64>> {
-    table
-        .iter()
-        .map(|row| {
-            Array2::from_shape_fn(
-                (row.len(), 2),
-                |(x, j)| if j == 0 { row[x] } else { 1.0 - row[x] },
-            )
-        })
-        .collect()
-}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let nx = 6;
@@ -43,9 +31,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     let xor = inst.dynamics.eluder_outputs(&domain)?;
     let classes: Vec<(&str, Vec<Array2<f64>>)> = vec![
-        ("full tabular |X|=6", bern(&full)),
-        ("one-parameter |X|=6", bern(&one)),
-        ("singleton |X|=6", bern(&single)),
+        ("full tabular |X|=6", bernoulli_outputs(&full)),
+        ("one-parameter |X|=6", bernoulli_outputs(&one)),
+        ("singleton |X|=6", bernoulli_outputs(&single)),
         ("XOR dynamics |X|=8", xor),
     ];
     println!(

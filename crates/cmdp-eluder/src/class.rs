@@ -10,7 +10,32 @@
 
 use crate::cmdp::{LayeredSpace, check_reward};
 use crate::error::{Error, Result, mismatch};
-use ndarray::{Array2, Array3, Array4};
+use ndarray::{Array, Array2, Array3, Array4, Dimension};
+
+/// The first model whose table equals `truth` within `tol` in max-norm (the
+/// realizability check shared by both classes).
+fn position_within<D: Dimension>(
+    models: &[Array<f64, D>],
+    truth: &Array<f64, D>,
+    tol: f64,
+    what: &'static str,
+) -> Result<usize> {
+    if truth.shape() != models[0].shape() {
+        return Err(mismatch(
+            if what == "reward" {
+                "reward table"
+            } else {
+                "dynamics table"
+            },
+            format!("{:?}", models[0].shape()),
+            format!("{:?}", truth.shape()),
+        ));
+    }
+    models
+        .iter()
+        .position(|m| m.iter().zip(truth).all(|(a, b)| (a - b).abs() <= tol))
+        .ok_or(Error::Unrealizable { what })
+}
 
 /// A finite class ℱ of mean-reward functions f(c, s, a) ∈ [0, 1], each a
 /// C × S × A table.
@@ -88,17 +113,7 @@ impl RewardClass {
     /// # Errors
     /// [`Error::Unrealizable`] if no member matches; [`Error::DimensionMismatch`].
     pub fn index_of(&self, truth: &Array3<f64>, tol: f64) -> Result<usize> {
-        if truth.dim() != self.dims() {
-            return Err(mismatch(
-                "reward table",
-                format!("{:?}", self.dims()),
-                format!("{:?}", truth.dim()),
-            ));
-        }
-        self.models
-            .iter()
-            .position(|m| m.iter().zip(truth).all(|(a, b)| (a - b).abs() <= tol))
-            .ok_or(Error::Unrealizable { what: "reward" })
+        position_within(&self.models, truth, tol, "reward")
     }
     /// Outputs on a domain of (c, s, a) points, one length-1 row per point,
     /// for [`crate::eluder::eluder_dimension`] with
@@ -234,17 +249,7 @@ impl DynamicsClass {
     /// # Errors
     /// [`Error::Unrealizable`]; [`Error::DimensionMismatch`].
     pub fn index_of(&self, truth: &Array4<f64>, tol: f64) -> Result<usize> {
-        if truth.dim() != self.models[0].dim() {
-            return Err(mismatch(
-                "dynamics table",
-                format!("{:?}", self.models[0].dim()),
-                format!("{:?}", truth.dim()),
-            ));
-        }
-        self.models
-            .iter()
-            .position(|m| m.iter().zip(truth).all(|(a, b)| (a - b).abs() <= tol))
-            .ok_or(Error::Unrealizable { what: "dynamics" })
+        position_within(&self.models, truth, tol, "dynamics")
     }
     /// Outputs on a domain of (c, s, a) points: row i is P_k(· | c, s, a)
     /// (length S), for [`crate::eluder::eluder_dimension`] with

@@ -26,6 +26,22 @@
 use crate::error::{Error, Result, mismatch};
 use ndarray::{Array2, ArrayView1};
 
+/// Output tables of a class of Bernoulli models, for [`eluder_dimension`]
+/// with the Hellinger metric: `table[k][x]` is model k's success
+/// probability at domain point x, and row x of the k-th output is
+/// (p, 1 − p). O(|𝒫|·|X|).
+pub fn bernoulli_outputs(table: &[Vec<f64>]) -> Vec<Array2<f64>> {
+    table
+        .iter()
+        .map(|row| {
+            Array2::from_shape_fn(
+                (row.len(), 2),
+                |(x, j)| if j == 0 { row[x] } else { 1.0 - row[x] },
+            )
+        })
+        .collect()
+}
+
 /// Largest domain the brute force accepts.
 pub const MAX_DOMAIN: usize = 14;
 
