@@ -1,25 +1,35 @@
 #!/usr/bin/env python3
 """Side by side: the Fenrir negative log-likelihood of `diffusion-tempering`
-against an independent jitted JAX implementation (float64, CPU, one thread).
+against probdiffeq 0.9.2 (JAX, float64, CPU, one thread), plus an independent
+jitted JAX implementation of the same equations.
 
-Problem (both sides): Lotka–Volterra (α, β, γ, δ) = (1.5, 1, 3, 1), x₀ = y₀ = 1,
-both states observed with σ² = 0.1 at every point of a dt = 0.01 grid, IWP(3)
-prior with diffusion κ², EK1 linearisation, exact (Taylor-mode) initialisation,
-Fenrir backward pass. The data come from the Rust example
-`diffusion_tempering_nll_values` (printed as JSON), so both sides see the same y.
+Problem (all sides): Lotka–Volterra (α, β, γ, δ) = (1.5, 1, 3, 1), x₀ = y₀ = 1,
+both states observed with σ² = 0.1 at every point of a dt = 0.01 grid
+(probdiffeq's `loss_lml_timeseries` observes the whole state), IWP(3) prior with
+diffusion κ², EK1 linearisation at the predicted mean, exact (Taylor-mode)
+initialisation (P₀ = 0), no calibration, Fenrir backward pass. The data come
+from the crate example `nll_values` (printed as JSON), so every side sees the
+same y.
+
+probdiffeq settings that match the crate: `state_space_model_dense()`,
+`prior_wiener_integrated(tcoeffs, output_scale=√κ²·1)` with `tcoeffs` from
+`jetexpand_ode_unroll(num=3)` (exact Taylor coefficients, `is_exact=True`),
+`constraint_ode_ts1(ode)` with `jacobian_materialize()` (exact Jacobian; the
+default `jacobian_monte_carlo_rev` is a stochastic estimate), the
+non-calibrating `solver(...)` with `strategy_smoother_fixedinterval()`,
+`solve_fixed_grid`, and `loss_lml_timeseries(average_pdfs=False)` (the sum of
+the log-pdfs, i.e. the log marginal likelihood; the default averages them).
+NLL = −loss.
 
 Reported: relative agreement of the NLL on [0, 2] at θ_true and 1.1·θ_true for
-κ² ∈ {1e-2, 1, 1e2}; and the time of value + gradient (4 parameters) at 2001
+κ² ∈ {1e-2, 1, 1e2} (the spec's) and {1e6, 1e12, 1e20} (where κ² matters on
+[0, 2]); and the time of value + gradient (4 parameters) at 2001
 grid points: Rust (forward-mode duals, one thread, median of 15) vs
-jax.jit(jax.value_and_grad) (reverse mode, one XLA thread, median of 15).
-
-Peer choice: probdiffeq 0.9.2 (pip) installs here, but its API differs from the
-names in the spec and it was not wired up in time; the JAX reference below
-follows the same equations as probdiffeq's fixed-interval smoother + time-series
-marginal likelihood (covariance form, Nordsieck preconditioning), written from
-the paper, not from the Rust code (dense covariances instead of QR factors).
+jax.jit(jax.value_and_grad) of the probdiffeq NLL and of the reference JAX NLL
+(reverse mode, one XLA thread, median of 15).
 
 Run: target/compare-venv/bin/python scripts/compare/diffusion_tempering.py
+(once: target/compare-venv/bin/pip install jax probdiffeq==0.9.2)
 """
 
 from __future__ import annotations
@@ -51,7 +61,18 @@ TRUE = np.array([1.5, 1.0, 3.0, 1.0])
 
 def rust_values(t1: float) -> dict:
     out = subprocess.run(
-        ["cargo", "run", "--release", "--quiet", "--example", "diffusion_tempering_nll_values", "--", str(t1)],
+        [
+            "cargo",
+            "run",
+            "--release",
+            "--quiet",
+            "-p",
+            "diffusion-tempering",
+            "--example",
+            "nll_values",
+            "--",
+            str(t1),
+        ],
         cwd=_common.ROOT,
         check=True,
         capture_output=True,
@@ -144,34 +165,85 @@ def make_nll(times: np.ndarray, y: np.ndarray):
     return nll
 
 
+def make_probdiffeq_nll(times: np.ndarray, y: np.ndarray):
+    from probdiffeq import ivpsolve
+    from probdiffeq import probdiffeq as pdq
+
+    ssm = pdq.state_space_model_dense()
+    ts = jnp.asarray(times)
+    ys = jnp.asarray(y)
+    std = jnp.sqrt(SIGMA2) * jnp.ones_like(ys)
+    loss = pdq.loss_lml_timeseries(average_pdfs=False)
+    strategy = pdq.strategy_smoother_fixedinterval()
+
+    def nll(p, kappa2):
+        def vf(u, *, t):
+            del t
+            return lv(u, p)
+
+        ode = pdq.ode(vf, jacobian=pdq.jacobian_materialize())
+        tcoeffs, _ = pdq.jetexpand_ode_unroll(num=Q)(ode, [jnp.array([1.0, 1.0])], t=ts[0])
+        prior = ssm.prior_wiener_integrated(tcoeffs, output_scale=jnp.sqrt(kappa2) * jnp.ones(D))
+        solver = pdq.solver(strategy=strategy, constraint=ssm.constraint_ode_ts1(ode))
+        sol = ivpsolve.solve_fixed_grid(solver=solver)(prior, grid=ts)
+        return -loss(ys, posterior=sol.solution_full, std=std)
+
+    return nll
+
+
+def median_time(fn, *args, reps: int = 15) -> float:
+    jax.block_until_ready(fn(*args))
+    ts = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        jax.block_until_ready(fn(*args))
+        ts.append(time.perf_counter() - t)
+    return float(np.median(ts))
+
+
 def main() -> None:
+    import probdiffeq
+
     small = rust_values(2.0)
-    nll = jax.jit(make_nll(np.array(small["times"]), np.array(small["values"])))
-    worst = 0.0
-    print("| κ² | θ | NLL (Rust) | NLL (JAX) | rel. diff |")
-    print("|---|---|---|---|---|")
+    times, values = np.array(small["times"]), np.array(small["values"])
+    ref = jax.jit(make_nll(times, values))
+    pdq_nll = jax.jit(make_probdiffeq_nll(times, values))
+    worst_pdq = worst_ref = 0.0
+    print("| κ² | θ | NLL (Rust) | NLL (probdiffeq) | rel. diff | NLL (JAX reference) | rel. diff |")
+    print("|---|---|---:|---:|---:|---:|---:|")
     for row in small["rows"]:
-        p = TRUE if row["theta"] == "true" else 1.1 * TRUE
-        v = float(nll(jnp.asarray(p), row["kappa2"]))
-        rel = abs(v - row["nll"]) / abs(row["nll"])
-        worst = max(worst, rel)
-        print(f"| {row['kappa2']:.0e} | {row['theta']} | {row['nll']:.10g} | {v:.10g} | {rel:.1e} |")
-    print(f"\nworst relative difference: {worst:.2e} (target ≤ 1e-6)")
+        p = jnp.asarray(TRUE if row["theta"] == "true" else 1.1 * TRUE)
+        vp = float(pdq_nll(p, row["kappa2"]))
+        vr = float(ref(p, row["kappa2"]))
+        rp = abs(vp - row["nll"]) / abs(row["nll"])
+        rr = abs(vr - row["nll"]) / abs(row["nll"])
+        worst_pdq, worst_ref = max(worst_pdq, rp), max(worst_ref, rr)
+        print(
+            f"| {row['kappa2']:.0e} | {row['theta']} | {row['nll']:.10g} | {vp:.10g} | {rp:.1e} | {vr:.10g} | {rr:.1e} |"
+        )
+    print(f"\nworst relative difference: probdiffeq {worst_pdq:.2e}, JAX reference {worst_ref:.2e} (target ≤ 1e-6)")
 
     big = rust_values(20.0)
-    vg = jax.jit(jax.value_and_grad(make_nll(np.array(big["times"]), np.array(big["values"]))))
+    times, values = np.array(big["times"]), np.array(big["values"])
     p = jnp.asarray(1.1 * TRUE)
-    jax.block_until_ready(vg(p, 1.0))
-    ts = []
-    for _ in range(15):
-        t = time.perf_counter()
-        jax.block_until_ready(vg(p, 1.0))
-        ts.append(time.perf_counter() - t)
-    jt = float(np.median(ts))
+    vg_pdq = jax.jit(jax.value_and_grad(make_probdiffeq_nll(times, values)))
+    vg_ref = jax.jit(jax.value_and_grad(make_nll(times, values)))
+    (v1, g1), (v2, g2) = vg_pdq(p, 1.0), vg_ref(p, 1.0)
+    gdiff = float(jnp.max(jnp.abs(g1 - g2)) / jnp.max(jnp.abs(g2)))
+    grust = jnp.asarray(big["grad_2001"])
+    gdiff_rust = float(jnp.max(jnp.abs(grust - g1)) / jnp.max(jnp.abs(g1)))
+    print(f"\n2001 points, κ² = 1: NLL probdiffeq {float(v1):.10g}, reference {float(v2):.10g}; "
+          f"gradient max rel. difference {gdiff:.1e}; Rust NLL {big['nll_2001']:.10g}, "
+          f"Rust vs probdiffeq gradient max rel. difference {gdiff_rust:.1e}")
+    tp = median_time(vg_pdq, p, 1.0)
+    tr = median_time(vg_ref, p, 1.0)
     rt = big["rust_value_grad_2001_s"]
-    print(f"\nvalue + gradient, 2001 points, 4 parameters: Rust {rt * 1e3:.2f} ms, JAX jit {jt * 1e3:.2f} ms,"
-          f" ratio Rust/JAX = {rt / jt:.2f} (load {_common.load_average()})")
-    print(f"jax {jax.__version__}")
+    print(
+        f"value + gradient, 2001 points, 4 parameters: Rust {rt * 1e3:.1f} ms, probdiffeq jit {tp * 1e3:.1f} ms, "
+        f"JAX reference jit {tr * 1e3:.1f} ms; ratio Rust/probdiffeq = {rt / tp:.2f}, Rust/reference = {rt / tr:.2f} "
+        f"(load {_common.load_average()})"
+    )
+    print(f"jax {jax.__version__}, probdiffeq {probdiffeq.__version__}")
 
 
 if __name__ == "__main__":

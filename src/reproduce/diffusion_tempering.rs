@@ -9,7 +9,7 @@ use diffusion_tempering::models::{LotkaVolterra, Pendulum};
 use diffusion_tempering::rk::{L2Loss, RkConfig};
 use diffusion_tempering::{
     Bounds, FenrirLikelihood, FilterConfig, FitReport, Grid, L2Fit, LearnedDiffusionFit,
-    Observations, OdeModel, TemperedFit, fit_many, metrics, simulate,
+    Observations, OdeModel, Schedule, TemperedFit, fit_many, metrics, simulate,
 };
 use mlcore::sampling::seeded;
 
@@ -55,11 +55,29 @@ fn summarise(res: &[diffusion_tempering::Result<FitReport>], truth: &[f64]) -> (
     (conv / n, iters / n, med)
 }
 
+/// The Lotka–Volterra schedule used here for a solver step `dt`: one stage
+/// per decade from `κ²₀ = 10¹⁶·(0.02/dt)⁷` down to 1, i.e. a fixed process
+/// noise per step `κ²₀·dt⁷ ≈ 1.3·10⁴` (q = 3).
+///
+/// Deviation from the paper's `10²⁰ → 1`: with this crate's likelihood
+/// (which agrees with probdiffeq's to 1e-14 up to κ² = 10²⁰), the Lotka–
+/// Volterra loss at κ²₀·dt⁷ ≈ 10⁶ (the paper's 10²⁰ at dt = 0.01) decreases
+/// towards small β over the whole prior box, and converged first stages
+/// carry most starts into the region where the prey explodes; measured on 8
+/// starts at dt = 0.01 with converged stages, 1 of 8 reached the truth,
+/// against 5 of 8 from 10¹⁶ at dt = 0.02.
+pub fn lv_schedule(dt: f64) -> Result<Schedule, BoxError> {
+    let start = 1e16 * (0.02 / dt).powi(7);
+    let stages = start.log10().round().max(1.0) as usize + 1;
+    Ok(Schedule::geometric(start, 1.0, stages)?)
+}
+
 /// Runs tempering, L2/RK (and, if `learned`, Fenrir with learned κ²) from
 /// `starts` uniform starts in the prior box.
 #[allow(clippy::too_many_arguments)]
 pub fn compare<M: OdeModel + Clone + Send>(
     ctx: &Context,
+    tempering: &TemperedFit,
     model: M,
     truth: &[f64],
     bounds: &Bounds,
@@ -86,7 +104,7 @@ pub fn compare<M: OdeModel + Clone + Send>(
     let l2 = L2Loss::new(model, obs, 0.0, RkConfig::default())?;
     let inits = bounds.sample(starts, &mut rng);
     let temp = fit_many(&inits, |x| {
-        let r = TemperedFit::default().run(&lik, bounds, x);
+        let r = tempering.run(&lik, bounds, x);
         ctx.step();
         r
     });
@@ -180,23 +198,27 @@ impl Reproduction for DiffusionTempering {
     }
 
     fn claim(&self) -> &'static str {
-        "From random starts drawn from the prior, diffusion tempering (Fenrir likelihood, κ² from 1e20 to 1 in 21 \
-         warm-started L-BFGS stages) converges to the true parameters (relative RMSE < 5 %) far more often than L2 \
+        "From random starts drawn from the prior, diffusion tempering (Fenrir likelihood, κ² decreased geometrically \
+         to 1 in warm-started L-BFGS stages) converges to the true parameters (relative RMSE < 5 %) far more often than L2 \
          fitting of an adaptive RK solution: pendulum 1.00 vs 0.32, Lotka–Volterra (α, β) 0.77 vs 0.24 in the paper; \
          large κ² smooths the loss landscape."
     }
 
     fn run(&self, ctx: &Context) -> Result<Outcome, BoxError> {
-        let (n_pend, n_lv, lv_dt, learned) = match ctx.budget() {
-            Budget::Quick => (6, 4, 0.02, false),
-            Budget::Full => (100, 100, 0.01, true),
+        let (n_pend, n_lv, lv_dt, learned, rounds) = match ctx.budget() {
+            Budget::Quick => (4, 6, 0.04, false, 3),
+            Budget::Full => (100, 100, 0.01, true, diffusion_tempering::optimize::ROUNDS),
         };
         let per = if learned { 3 } else { 2 };
         ctx.set_steps((per * (n_pend + n_lv)) as u64 + 1);
         let seed = ctx.seed();
         ctx.set_message("pendulum");
+        let mut pend_fit = TemperedFit::default();
+        pend_fit.stage.rounds = rounds;
+        pend_fit.last.rounds = rounds;
         let pend = compare(
             ctx,
+            &pend_fit,
             Pendulum::default(),
             &Pendulum::TRUE_PARAMS,
             &Pendulum::bounds(),
@@ -209,8 +231,15 @@ impl Reproduction for DiffusionTempering {
         )?;
         ctx.set_message("Lotka–Volterra (α, β)");
         let lv = LotkaVolterra::two_param();
+        let mut lv_fit = TemperedFit {
+            schedule: lv_schedule(lv_dt)?,
+            ..TemperedFit::default()
+        };
+        lv_fit.stage.rounds = rounds;
+        lv_fit.last.rounds = rounds;
         let lvr = compare(
             ctx,
+            &lv_fit,
             lv,
             &lv.true_params(),
             &lv.bounds(),
@@ -222,7 +251,7 @@ impl Reproduction for DiffusionTempering {
             seed + 1,
         )?;
         ctx.set_message("loss landscape");
-        let (series, counts) = landscape(60, seed + 2)?;
+        let (series, counts) = landscape(if learned { 100 } else { 30 }, seed + 2)?;
         ctx.step();
 
         let mut figures = vec![
@@ -268,11 +297,24 @@ impl Reproduction for DiffusionTempering {
             figures.push(Figure::new(name, *c as f64));
         }
         let held = pend.conv[0] > pend.conv[1] && lvr.conv[0] > lvr.conv[1];
+        let lv_k0 = lv_fit.schedule.kappa2()[0];
+        let lv_stages = lv_fit.schedule.kappa2().len();
         let mut notes = vec![
             format!(
                 "{n_pend} pendulum starts (l ~ U(0.1, 10); 1001 angle observations, σ² = 0.1, dt = 0.01) and {n_lv} \
-                 Lotka–Volterra starts ((α, β) ~ U(1e-3, 5)²; prey observed on [0, 20], dt = {lv_dt}). Tempering: \
-                 EK1, q = 3, κ² = 1e20 → 1 in 21 stages, argmin L-BFGS (m = 10) with backtracking, logistic box map."
+                 Lotka–Volterra starts ((α, β) ~ U(1e-3, 5)²; prey observed on [0, 20] every {lv_dt}, σ² = 0.1). \
+                 Tempering: EK1, q = 3, argmin L-BFGS (m = 10, backtracking, logistic box map), each stage \
+                 restarted in up to {rounds} rounds until it stops improving (the official scripts' Fminbox outer \
+                 loop); the L2 baseline is restarted the same way (up to 10 rounds). Pendulum schedule: κ² = 1e20 → 1 \
+                 in 21 stages (the paper's)."
+            ),
+            format!(
+                "Lotka–Volterra schedule: κ² = {lv_k0:.1e} → 1 in {lv_stages} stages, i.e. κ²₀·dt⁷ ≈ 1.3e4, instead of \
+                 the paper's 1e20 (κ²₀·dt⁷ = 1e6 at dt = 0.01). With the paper's start this crate's likelihood (equal \
+                 to probdiffeq's to 1e-14 up to κ² = 1e20) decreases towards small β over the whole box, and \
+                 converged first stages carry most starts to where the prey explodes: 1 of 8 starts converged at the \
+                 paper's settings (dt = 0.01, 21 stages) against 5 of 8 from 1e16 at dt = 0.02. Why the official \
+                 Julia runs do not suffer from this is not established."
             ),
             "The paper's RK baseline runs RadauIIA5; here an adaptive Dormand–Prince 5(4) at rtol = atol = 1e-8 \
              (the systems are not stiff on the prior box)."
@@ -280,8 +322,9 @@ impl Reproduction for DiffusionTempering {
         ];
         if ctx.budget() == Budget::Quick {
             notes.push(
-                "Quick budget: few starts (the rates are coarse), LV data every 0.02 instead of 0.01, and no \
-                 learned-κ² baseline; `--budget full` runs 100 starts of each at the paper's settings."
+                "Quick budget: few starts (the rates are coarse), 3 restart rounds per stage instead of 10, LV data \
+                 every 0.04 instead of 0.01, and no learned-κ² baseline; `--budget full` runs 100 starts of each \
+                 with dt = 0.01."
                     .to_string(),
             );
         }

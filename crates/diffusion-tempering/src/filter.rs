@@ -41,9 +41,9 @@ impl FilterConfig {
     /// Validates the settings and builds the prior.
     ///
     /// # Errors
-    /// [`Error::InvalidOrder`] unless `1 ≤ q ≤ 3`: the exact Taylor-mode
-    /// initialisation is implemented with `Dual3` numbers, which carry
-    /// derivatives up to the third (the paper uses `q = 3`).
+    /// [`Error::InvalidOrder`] unless `1 ≤ q ≤ 7` ([`MAX_TAYLOR_ORDER`]): the
+    /// exact Taylor-mode initialisation uses `Dual3` numbers (q ≤ 3) and
+    /// nested `Dual3<Dual3>` numbers (q ≤ 7); the paper uses `q = 3`.
     pub fn prior(&self) -> Result<Iwp> {
         if self.order == 0 || self.order > MAX_TAYLOR_ORDER {
             return Err(Error::InvalidOrder {

@@ -72,19 +72,27 @@ pub fn rhs_and_jacobian<M: OdeModel, T: Scalar>(
     (f, jac)
 }
 
-/// Largest prior order with Taylor-mode initialisation (`Dual3` carries
-/// derivatives up to order three of `t ↦ f(x(t), θ, t)`).
-pub const MAX_TAYLOR_ORDER: usize = 3;
+/// Largest prior order with Taylor-mode initialisation: up to `q = 3` with
+/// `Dual3` numbers, up to `q = 7` with nested `Dual3<Dual3>` numbers (their
+/// mixed parts `∂ⁱ_ε₁ ∂ʲ_ε₂` at `t₀ + ε₁ + ε₂` carry the derivatives up to
+/// order six of `t ↦ f(x(t), θ, t)`).
+pub const MAX_TAYLOR_ORDER: usize = 7;
 
 /// Taylor-mode initialisation: the exact derivatives `x(t₀), ẋ(t₀), …,
-/// x⁽ᵠ⁾(t₀)` of the solution, `q ≤ 3`, as `[k][i]` (derivative `k`,
+/// x⁽ᵠ⁾(t₀)` of the solution, `q ≤ 7`, as `[k][i]` (derivative `k`,
 /// component `i`).
 ///
 /// Recursion: `x⁽ᵏ⁺¹⁾(t₀) = dᵏ/dtᵏ f(x(t), θ, t)|_{t₀}`, evaluated with
 /// `Dual3` numbers whose parts are the derivatives of the truncated Taylor
 /// polynomial of `x` (and of `t` itself, so non-autonomous right-hand sides
-/// are handled). `q` evaluations of `f`.
+/// are handled); for `q > 3` with `Dual3<Dual3>` numbers, the derivative of
+/// order `k = i + j` read from the mixed part `(i, j)`. `q` evaluations of
+/// `f` (16 dual components each for `q > 3`). Orders above
+/// [`MAX_TAYLOR_ORDER`] are truncated to it.
 pub fn taylor_init<M: OdeModel, T: Scalar>(model: &M, t0: f64, p: &[T], q: usize) -> Vec<Vec<T>> {
+    if q > 3 {
+        return taylor_init_nested(model, t0, p, q.min(MAX_TAYLOR_ORDER));
+    }
     let d = model.dim();
     let zero = T::from(0.0);
     let mut coeffs: Vec<Vec<T>> = vec![model.x0(p)];
@@ -105,6 +113,52 @@ pub fn taylor_init<M: OdeModel, T: Scalar>(model: &M, t0: f64, p: &[T], q: usize
                 0 => o.re,
                 1 => o.v1,
                 _ => o.v2,
+            })
+            .collect();
+        coeffs.push(next);
+    }
+    coeffs
+}
+
+/// `taylor_init` for `4 ≤ q ≤ 7` with `Dual3<Dual3<T>>` at `t₀ + ε₁ + ε₂`.
+fn taylor_init_nested<M: OdeModel, T: Scalar>(
+    model: &M,
+    t0: f64,
+    p: &[T],
+    q: usize,
+) -> Vec<Vec<T>> {
+    let d = model.dim();
+    let zero = T::from(0.0);
+    let one = T::from(1.0);
+    let lift = |v: T| Dual3::new(v, zero, zero, zero);
+    let nested_zero = Dual3::new(lift(zero), lift(zero), lift(zero), lift(zero));
+    let pd: Vec<Dual3<Dual3<T>>> = p
+        .iter()
+        .map(|&v| Dual3::new(lift(v), lift(zero), lift(zero), lift(zero)))
+        .collect();
+    let td = Dual3::new(
+        Dual3::new(T::from(t0), one, zero, zero),
+        lift(one),
+        lift(zero),
+        lift(zero),
+    );
+    let mut coeffs: Vec<Vec<T>> = vec![model.x0(p)];
+    let mut out = vec![nested_zero; d];
+    for k in 0..q {
+        let xd: Vec<Dual3<Dual3<T>>> = (0..d)
+            .map(|i| {
+                let c = |l: usize| if l < coeffs.len() { coeffs[l][i] } else { zero };
+                let inner = |s: usize| Dual3::new(c(s), c(s + 1), c(s + 2), c(s + 3));
+                Dual3::new(inner(0), inner(1), inner(2), inner(3))
+            })
+            .collect();
+        model.rhs(td, &xd, &pd, &mut out);
+        let (i, j) = (k.min(3), k - k.min(3));
+        let next: Vec<T> = out
+            .iter()
+            .map(|o| {
+                let outer = [o.re, o.v1, o.v2, o.v3][i];
+                [outer.re, outer.v1, outer.v2, outer.v3][j]
             })
             .collect();
         coeffs.push(next);

@@ -260,3 +260,106 @@ impl OdeModel for HodgkinHuxley {
         x
     }
 }
+
+/// Two coupled Hodgkin–Huxley compartments (the paper's "HH 2-comp"
+/// setups), states `(V₁, m₁, h₁, n₁, V₂, m₂, h₂, n₂)`.
+///
+/// Each compartment has the kinetics of [`HodgkinHuxley`]; the voltages are
+/// coupled by the cable matrix `G = [[−1, 1], [1, −1]]`:
+/// `V̇₁ = f_V(x₁; g₁) + (V₂ − V₁) + I(t)`, `V̇₂ = f_V(x₂; g₂) + (V₁ − V₂)`,
+/// with the step stimulus in compartment 1 only. Parameters:
+/// `(g_Na,₁, g_K,₁, g_Na,₂, g_K,₂)` and, with `n_free = 6`, also
+/// `(g_leak,₁, g_leak,₂)`; true values `(25, 7, 20, 10, 0.09, 0.11)`
+/// (`g_leak = (0.1, 0.1)` when only 4 are fitted, as in the official 4-parameter
+/// script); prior boxes as in [`HodgkinHuxley::bounds`]. Both voltages
+/// are observed in the paper.
+///
+/// As in the official scripts, each compartment has half the soma area of
+/// `get_Asoma(15.3 ms, 184 MΩ) = 8.315·10⁻⁵ cm²`, so the 210 pA step is a
+/// density `i_amp = 2.1·10⁻⁴ µA / 4.158·10⁻⁵ cm² ≈ 5.05` µA/cm² for
+/// `10 ≤ t ≤ 90` ms.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TwoCompartmentHodgkinHuxley {
+    /// Values of `(g_Na,₁, g_K,₁, g_Na,₂, g_K,₂, g_leak,₁, g_leak,₂)` used for
+    /// coordinates that are not free.
+    pub fixed: [f64; 6],
+    /// How many leading conductances are parameters (4 or 6; clamped to
+    /// 1..=6).
+    pub n_free: usize,
+    /// Stimulus density in compartment 1 (µA/cm²).
+    pub i_amp: f64,
+}
+
+impl TwoCompartmentHodgkinHuxley {
+    /// True conductances of the 6-parameter setup.
+    pub const TRUE: [f64; 6] = [25.0, 7.0, 20.0, 10.0, 0.09, 0.11];
+
+    /// The model with `n_free` conductances fitted (the paper: 4 or 6).
+    pub fn new(n_free: usize) -> Self {
+        let n_free = n_free.clamp(1, 6);
+        let mut fixed = Self::TRUE;
+        if n_free <= 4 {
+            fixed[4] = 0.1;
+            fixed[5] = 0.1;
+        }
+        let area = 15.3e-3 / 184.0 / 2.0;
+        TwoCompartmentHodgkinHuxley {
+            fixed,
+            n_free,
+            i_amp: 210e-6 / area,
+        }
+    }
+    /// The prior box: `g_Na ∈ [0.5, 80]`, `g_K ∈ [10⁻⁴, 15]`,
+    /// `g_leak ∈ [10⁻⁴, 0.6]` (leading `n_free`).
+    pub fn bounds(&self) -> Bounds {
+        let lo = [0.5, 1e-4, 0.5, 1e-4, 1e-4, 1e-4];
+        let hi = [80.0, 15.0, 80.0, 15.0, 0.6, 0.6];
+        Bounds::new(lo[..self.n_free].to_vec(), hi[..self.n_free].to_vec()).expect("static")
+    }
+    /// True values of the free parameters.
+    pub fn true_params(&self) -> Vec<f64> {
+        self.fixed[..self.n_free].to_vec()
+    }
+}
+
+impl OdeModel for TwoCompartmentHodgkinHuxley {
+    fn dim(&self) -> usize {
+        8
+    }
+    fn n_params(&self) -> usize {
+        self.n_free
+    }
+    fn rhs<T: Scalar>(&self, t: T, x: &[T], p: &[T], out: &mut [T]) {
+        let c = |i: usize| {
+            if i < p.len() {
+                p[i]
+            } else {
+                T::from(self.fixed[i])
+            }
+        };
+        let tr = t.re();
+        let stim = if (10.0..=90.0).contains(&tr) {
+            self.i_amp
+        } else {
+            0.0
+        };
+        let single = HodgkinHuxley {
+            fixed: HodgkinHuxley::TRUE,
+            n_free: 3,
+            i_amp: 0.0,
+        };
+        for k in 0..2 {
+            let g = [c(2 * k), c(2 * k + 1), c(4 + k)];
+            single.rhs(t, &x[4 * k..4 * k + 4], &g, &mut out[4 * k..4 * k + 4]);
+        }
+        let (v1, v2) = (x[0], x[4]);
+        out[0] = out[0] + (v2 - v1) + stim;
+        out[4] += v1 - v2;
+    }
+    fn x0<T: Scalar>(&self, p: &[T]) -> Vec<T> {
+        let single = HodgkinHuxley::new(3);
+        let mut x = single.x0(p);
+        x.extend(single.x0(p));
+        x
+    }
+}

@@ -253,6 +253,17 @@ pub struct LbfgsConfig {
     /// scaling a flat stage takes a tiny first step and its loss-change rule
     /// ends it at once.
     pub max_step: f64,
+    /// Restart rounds (the outer loop of Optim.jl's `Fminbox`, which the
+    /// official scripts run because they pass bounds to
+    /// `LBFGS(linesearch=BackTracking())`): when a run stops on `tol`,
+    /// L-BFGS is restarted (fresh memory) from where it stopped, until a
+    /// round lowers the loss by no more than `round_tol` or `rounds` rounds
+    /// ran. `1` is a single run.
+    pub rounds: usize,
+    /// Loss decrease of a whole round at or below which the restarts end
+    /// (`|Δℓ| ≤ abs + rel·|ℓ|`; `Fminbox` uses `0`, i.e. exact
+    /// stagnation).
+    pub round_tol: StageTol,
 }
 
 impl Default for LbfgsConfig {
@@ -270,6 +281,8 @@ impl Default for LbfgsConfig {
             early_stop: None,
             patience: 1,
             max_step: 1.0,
+            rounds: 1,
+            round_tol: StageTol { abs: 0.0, rel: 0.0 },
         }
     }
 }
@@ -288,6 +301,16 @@ impl LbfgsConfig {
         }
         if self.memory == 0 {
             return bad("memory", 0.0, "an integer >= 1");
+        }
+        if self.rounds == 0 {
+            return bad("rounds", 0.0, "an integer >= 1");
+        }
+        if !(self.round_tol.abs.is_finite()
+            && self.round_tol.abs >= 0.0
+            && self.round_tol.rel.is_finite()
+            && self.round_tol.rel >= 0.0)
+        {
+            return bad("round_tol", self.round_tol.abs, "finite and >= 0");
         }
         if !(self.grad_tol.is_finite() && self.grad_tol >= 0.0) {
             return bad("grad_tol", self.grad_tol, "finite and >= 0");
@@ -501,16 +524,57 @@ pub fn minimize<O: Objective>(
     let u0 = bounds.to_unconstrained(init);
     let (th0, _) = bounds.from_unconstrained(&u0);
     obj.value(&th0)?;
-    minimize_u(obj, bounds, u0, cfg, cfg.max_step)
+    Ok(minimize_u(obj, bounds, u0, cfg, cfg.max_step)?.0)
 }
 
+/// L-BFGS in `u` with restart rounds; returns the fit and the final `u`.
 fn minimize_u<O: Objective>(
     obj: &O,
     bounds: &Bounds,
     u0: Vec<f64>,
     cfg: &LbfgsConfig,
     first_step: f64,
-) -> Result<LocalFit> {
+) -> Result<(LocalFit, Vec<f64>)> {
+    let (mut fit, mut u) = minimize_once(obj, bounds, u0, cfg, first_step)?;
+    let mut step = first_step;
+    for _ in 1..cfg.rounds {
+        step = step.clamp(1e-3, cfg.max_step);
+        let (next, u_next) = minimize_once(obj, bounds, u.clone(), cfg, step)?;
+        let gain = fit.loss - next.loss;
+        step = dist(&u_next, &u).clamp(1e-3, cfg.max_step);
+        fit.iters += next.iters;
+        fit.evals += next.evals;
+        fit.grad_evals += next.grad_evals;
+        // A NaN gain (non-finite losses) also ends the rounds.
+        let threshold = cfg.round_tol.abs + cfg.round_tol.rel * next.loss.abs();
+        let done = gain.partial_cmp(&threshold) != Some(std::cmp::Ordering::Greater);
+        if next.loss <= fit.loss {
+            fit.loss = next.loss;
+            fit.params = next.params;
+            u = u_next;
+        }
+        if done || next.iters == 0 {
+            break;
+        }
+    }
+    Ok((fit, u))
+}
+
+fn dist(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y) * (x - y))
+        .sum::<f64>()
+        .sqrt()
+}
+
+fn minimize_once<O: Objective>(
+    obj: &O,
+    bounds: &Bounds,
+    u0: Vec<f64>,
+    cfg: &LbfgsConfig,
+    first_step: f64,
+) -> Result<(LocalFit, Vec<f64>)> {
     let problem = Transformed {
         obj,
         bounds,
@@ -554,13 +618,16 @@ fn minimize_u<O: Objective>(
         .or_else(|| st.get_param().cloned())
         .unwrap_or(u0);
     let (th, _) = bounds.from_unconstrained(&u);
-    Ok(LocalFit {
-        params: th,
-        loss: st.get_best_cost(),
-        iters: st.get_iter(),
-        evals,
-        grad_evals,
-    })
+    Ok((
+        LocalFit {
+            params: th,
+            loss: st.get_best_cost(),
+            iters: st.get_iter(),
+            evals,
+            grad_evals,
+        },
+        u,
+    ))
 }
 
 /// A diffusion schedule `κ²₀ > κ²₁ > … ` (the tempering stages).
@@ -680,10 +747,45 @@ pub struct TemperedFit {
     /// The diffusion schedule (default `10²⁰ → 1`, 21 stages).
     pub schedule: Schedule,
     /// L-BFGS settings of the intermediate stages (default: abs/rel
-    /// `10⁻⁶/10⁻³`).
+    /// `10⁻⁶/10⁻³` per run, restarted in rounds until the stage has
+    /// converged; see [`ROUNDS`]).
     pub stage: LbfgsConfig,
-    /// L-BFGS settings of the last stage (default: abs/rel `10⁻⁹/10⁻⁶`).
+    /// L-BFGS settings of the last stage (default: abs/rel `10⁻⁹/10⁻⁶`,
+    /// with restart rounds).
     pub last: LbfgsConfig,
+}
+
+/// Restart rounds per L-BFGS fit in the estimators' defaults (see
+/// [`LbfgsConfig::rounds`]).
+///
+/// Deviation, budgeted: the official scripts pass box bounds to
+/// `LBFGS(linesearch=BackTracking())`, so OptimizationOptimJL runs Optim.jl's
+/// `Fminbox`, whose outer loop restarts L-BFGS until a restart changes
+/// nothing at all (outer tolerances 0, at most 1000 restarts); the per-stage
+/// `abstol`/`reltol` only end the inner runs (and `abstol` is ignored by
+/// OptimizationOptimJL). Each stage is therefore minimised to convergence,
+/// not stopped after the first small step. Here at most `ROUNDS` restarts
+/// run, and they end once a whole round lowers the loss by at most
+/// [`ROUND_REL_TOL`]`·|ℓ|`.
+pub const ROUNDS: usize = 10;
+
+/// Relative loss decrease of a whole restart round below which the
+/// estimators' default restarts end.
+pub const ROUND_REL_TOL: f64 = 1e-9;
+
+impl LbfgsConfig {
+    /// These settings with the estimators' restart rounds ([`ROUNDS`],
+    /// [`ROUND_REL_TOL`]): the stand-in for Optim.jl's `Fminbox` outer loop.
+    pub fn with_rounds(self) -> Self {
+        LbfgsConfig {
+            rounds: ROUNDS,
+            round_tol: StageTol {
+                abs: 0.0,
+                rel: ROUND_REL_TOL,
+            },
+            ..self
+        }
+    }
 }
 
 impl Default for TemperedFit {
@@ -696,8 +798,9 @@ impl Default for TemperedFit {
                     rel: 1e-3,
                 },
                 ..LbfgsConfig::default()
-            },
-            last: LbfgsConfig::default(),
+            }
+            .with_rounds(),
+            last: LbfgsConfig::default().with_rounds(),
         }
     }
 }
@@ -769,17 +872,14 @@ impl TemperedFit {
                 continue;
             }
             last_err = None;
-            let fit = minimize_u(&obj, bounds, u.clone(), cfg, first_step)?;
+            let (fit, _) = minimize_u(&obj, bounds, u.clone(), cfg, first_step)?;
+            // Each stage starts inside the box by at least `NUDGE` of its
+            // width, as the official `bump_if_near_bounds` does.
+            let u_new = bounds.to_unconstrained(&fit.params);
             iters += fit.iters;
             evals += fit.evals + 1;
             grad_evals += fit.grad_evals;
-            let u_new = bounds.to_unconstrained(&fit.params);
-            let moved = u_new
-                .iter()
-                .zip(&u)
-                .map(|(a, b)| (a - b) * (a - b))
-                .sum::<f64>()
-                .sqrt();
+            let moved = dist(&u_new, &u);
             first_step = moved.clamp(1e-3, cfg.max_step);
             u = u_new;
             stages.push(StageReport {
@@ -823,7 +923,7 @@ impl Default for LearnedDiffusionFit {
         LearnedDiffusionFit {
             kappa2_init: 1e20,
             log10_kappa2_bounds: (-20.0, 50.0),
-            lbfgs: LbfgsConfig::default(),
+            lbfgs: LbfgsConfig::default().with_rounds(),
         }
     }
 }
@@ -876,10 +976,19 @@ impl LearnedDiffusionFit {
 }
 
 /// The "RK" baseline: L-BFGS on the L2 loss of an adaptive RK solution.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct L2Fit {
-    /// L-BFGS settings.
+    /// L-BFGS settings (default: [`LbfgsConfig::default`] with restart
+    /// rounds, as `Fminbox` in the official scripts).
     pub lbfgs: LbfgsConfig,
+}
+
+impl Default for L2Fit {
+    fn default() -> Self {
+        L2Fit {
+            lbfgs: LbfgsConfig::default().with_rounds(),
+        }
+    }
 }
 
 impl L2Fit {

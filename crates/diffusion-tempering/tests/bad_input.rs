@@ -64,7 +64,7 @@ fn noise_and_diffusion_must_be_positive() {
 
 #[test]
 fn invalid_order_is_rejected() {
-    for q in [0, 4, 11] {
+    for q in [0, 8, 11] {
         let cfg = FilterConfig {
             order: q,
             linearization: Linearization::Ek1,
@@ -251,6 +251,25 @@ fn parameters_out_of_bounds_are_rejected() {
     };
     assert!(matches!(
         minimize(&loss, &b, &[1.0, 1.0], &bad),
+        Err(Error::InvalidParameter { .. })
+    ));
+    let no_rounds = LbfgsConfig {
+        rounds: 0,
+        ..LbfgsConfig::default()
+    };
+    assert!(matches!(
+        minimize(&loss, &b, &[1.0, 1.0], &no_rounds),
+        Err(Error::InvalidParameter { name: "rounds", .. })
+    ));
+    let bad_round_tol = LbfgsConfig {
+        round_tol: diffusion_tempering::StageTol {
+            abs: -1.0,
+            rel: 0.0,
+        },
+        ..LbfgsConfig::default()
+    };
+    assert!(matches!(
+        minimize(&loss, &b, &[1.0, 1.0], &bad_round_tol),
         Err(Error::InvalidParameter { .. })
     ));
 }

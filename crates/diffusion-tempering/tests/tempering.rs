@@ -3,8 +3,8 @@
 use diffusion_tempering::models::{LotkaVolterra, Pendulum};
 use diffusion_tempering::rk::{L2Loss, RkConfig};
 use diffusion_tempering::{
-    FenrirLikelihood, FilterConfig, Grid, L2Fit, LearnedDiffusionFit, Observations, Schedule,
-    TemperedFit, metrics, simulate,
+    FenrirLikelihood, FilterConfig, Grid, L2Fit, LbfgsConfig, LearnedDiffusionFit, Observations,
+    Schedule, StageTol, TemperedFit, metrics, minimize, simulate,
 };
 use mlcore::sampling::seeded;
 
@@ -66,8 +66,13 @@ fn tempering_converges_from_far_starts_where_l2_does_not() {
     let lik = FenrirLikelihood::new(model, obs.clone(), grid, FilterConfig::default()).unwrap();
     let l2 = L2Loss::new(model, obs, 0.0, RkConfig::default()).unwrap();
     let b = Pendulum::bounds();
-    for start in [1.5, 9.5] {
-        let r = TemperedFit::default().run(&lik, &b, &[start]).unwrap();
+    // 3 restart rounds per stage (default 10) keep the test short; the
+    // pendulum stages converge within them.
+    let mut fit = TemperedFit::default();
+    fit.stage.rounds = 3;
+    fit.last.rounds = 3;
+    for start in [1.0, 9.5] {
+        let r = fit.run(&lik, &b, &[start]).unwrap();
         assert!(
             metrics::converged(&r.params, &[3.0], 0.05).unwrap(),
             "tempering from {start}: {:?}",
@@ -145,5 +150,32 @@ fn learned_diffusion_fit_runs() {
         metrics::rel_param_rmse(&r.params, &[1.5, 1.0]).unwrap() < 0.2,
         "{:?}",
         r.params
+    );
+}
+
+/// Restart rounds (the stand-in for `Fminbox`'s outer loop) never end worse
+/// than a single L-BFGS run from the same start, take at least as many
+/// iterations, and with the paper's loose stage tolerance reach a clearly
+/// lower loss on the pendulum L2 loss from a far start.
+#[test]
+fn restart_rounds_continue_a_stage_to_convergence() {
+    let (_, l2) = pendulum_setup();
+    let b = Pendulum::bounds();
+    let loose = LbfgsConfig {
+        tol: StageTol {
+            abs: 1e-6,
+            rel: 1e-3,
+        },
+        ..LbfgsConfig::default()
+    };
+    let once = minimize(&l2, &b, &[5.0], &loose).unwrap();
+    let rounds = minimize(&l2, &b, &[5.0], &loose.with_rounds()).unwrap();
+    assert!(rounds.loss <= once.loss, "{} > {}", rounds.loss, once.loss);
+    assert!(rounds.iters >= once.iters);
+    assert!(
+        (rounds.params[0] - 3.0).abs() < 0.15,
+        "rounds: {:?}, once: {:?}",
+        rounds.params,
+        once.params
     );
 }

@@ -5,9 +5,10 @@
 //! σ² = 0.1 (`seeded(7)` noise) at every point of a dt = 0.01 grid on
 //! [0, T]; EK1, q = 3. Prints one JSON object: the times, the data, and the
 //! NLL at θ_true and 1.1·θ_true (all four parameters) for κ² ∈ {1e-2, 1,
-//! 1e2}, plus the Rust value+gradient time at 2001 points (median of 15).
+//! 1e2, 1e6, 1e12, 1e20}, plus the Rust value+gradient time at 2001 points (median of 15) and
+//! the value and gradient there at 1.1·θ_true, κ² = 1.
 //!
-//! `cargo run --release --example diffusion_tempering_nll_values -- [T]`
+//! `cargo run --release -p diffusion-tempering --example nll_values -- [T]`
 
 use diffusion_tempering::models::LotkaVolterra;
 use diffusion_tempering::{FenrirLikelihood, FilterConfig, Grid, Observations, simulate};
@@ -32,7 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let lik = FenrirLikelihood::new(model, obs.clone(), grid.clone(), FilterConfig::default())?;
     let perturbed: Vec<f64> = truth.iter().map(|v| 1.1 * v).collect();
     let mut rows = Vec::new();
-    for kappa2 in [1e-2, 1.0, 1e2] {
+    for kappa2 in [1e-2, 1.0, 1e2, 1e6, 1e12, 1e20] {
         for (name, p) in [("true", truth.to_vec()), ("perturbed", perturbed.clone())] {
             let v = lik.nll(&p, kappa2)?;
             rows.push(format!(
@@ -60,6 +61,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ts.push(t.elapsed().as_secs_f64());
     }
     ts.sort_by(f64::total_cmp);
+    let (v2001, g2001) = lik2.nll_grad(&perturbed, 1.0)?;
     let y = obs.values();
     let ys: Vec<String> = y
         .rows()
@@ -68,11 +70,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     let times: Vec<String> = grid.times().iter().map(|t| format!("{t:.17e}")).collect();
     println!(
-        "{{\"times\": [{}], \"values\": [{}], \"rows\": [{}], \"rust_value_grad_2001_s\": {:.6e}}}",
+        "{{\"times\": [{}], \"values\": [{}], \"rows\": [{}], \"rust_value_grad_2001_s\": {:.6e}, \"nll_2001\": {:.17e}, \"grad_2001\": [{}]}}",
         times.join(", "),
         ys.join(", "),
         rows.join(", "),
-        ts[ts.len() / 2]
+        ts[ts.len() / 2],
+        v2001,
+        g2001
+            .iter()
+            .map(|g| format!("{g:.17e}"))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     Ok(())
 }
