@@ -148,6 +148,14 @@ impl OdeModel for FitzHughNagumo {
     }
 }
 
+/// Soma area of the official Hodgkin–Huxley models (cm², as used there):
+/// `get_Asoma(τₘ = 15.3 ms, Rₘ = 184 MΩ) = 15.3·10⁻³ / 184 ≈ 8.315·10⁻⁵`, from
+/// the Allen cell-types recording the official code cites.
+pub const SOMA_AREA: f64 = 15.3e-3 / 184.0;
+
+/// The official step stimulus: 210 pA = 2.1·10⁻⁴ µA, on for 10 ≤ t ≤ 90 ms.
+pub const STIMULUS: f64 = 210e-6;
+
 /// Single-compartment Hodgkin–Huxley neuron (Pospischil-type Na/K/leak
 /// kinetics), states `(V, m, h, n)`:
 ///
@@ -163,9 +171,10 @@ impl OdeModel for FitzHughNagumo {
 ///
 /// The first `n_free` of `(g_Na, g_K, g_leak)` are the parameters.
 ///
-/// Choice where the spec is silent: the 210 pA stimulus is converted to a
-/// density with a soma of area `π · (70 µm)²`, giving `i_amp ≈ 1.364`
-/// µA/cm²; the gates start at their steady state at `V₀`.
+/// As in the official scripts (`SimpleHHSystem`), the 210 pA stimulus is
+/// divided by the soma area [`SOMA_AREA`] `= get_Asoma(15.3 ms, 184 MΩ)`,
+/// giving `i_amp = 2.1·10⁻⁴ µA / 8.315·10⁻⁵ cm² ≈ 2.526` µA/cm²; the gates
+/// start at their steady state at `V₀`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HodgkinHuxley {
     /// Values of `(g_Na, g_K, g_leak)` for coordinates that are not free.
@@ -190,7 +199,7 @@ impl HodgkinHuxley {
         HodgkinHuxley {
             fixed: Self::TRUE,
             n_free: n_free.clamp(1, 3),
-            i_amp: 0.21e-3 / (std::f64::consts::PI * (70e-4f64).powi(2)),
+            i_amp: STIMULUS / SOMA_AREA,
         }
     }
     /// The prior box: `g_Na ∈ [0.5, 80]`, `g_K ∈ [10⁻⁴, 15]`,
@@ -302,11 +311,10 @@ impl TwoCompartmentHodgkinHuxley {
             fixed[4] = 0.1;
             fixed[5] = 0.1;
         }
-        let area = 15.3e-3 / 184.0 / 2.0;
         TwoCompartmentHodgkinHuxley {
             fixed,
             n_free,
-            i_amp: 210e-6 / area,
+            i_amp: STIMULUS / (SOMA_AREA / 2.0),
         }
     }
     /// The prior box: `g_Na ∈ [0.5, 80]`, `g_K ∈ [10⁻⁴, 15]`,
