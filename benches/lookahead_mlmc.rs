@@ -3,7 +3,9 @@
 //! Matérn-5/2), at x = 1 with the inner batch fixed (as BoTorch's
 //! `qMultiStepLookahead.forward`), N = M ∈ {64, 128, 256} (cost ∝ N·M);
 //! the same value with the inner maximisations solved (`evaluate`,
-//! N = M ∈ {16, 32, 64}); and the paper's MLMC argmax at ε ∈ {0.2, 0.15, 0.1}.
+//! N = M ∈ {16, 32, 64}); the paper's MLMC argmax at ε ∈ {0.2, 0.15, 0.1};
+//! and the three-step 1+1+1-EI SAA value with its middle and last stages
+//! solved (`ThreeStepSaa::evaluate`, M = 4, N ∈ {2, 4, 8}; cost ∝ N·M).
 //!
 //! Run with `cargo bench --bench lookahead_mlmc`;
 //! `scripts/compare/lookahead_mlmc.py` times BoTorch on the fixed-inner value.
@@ -14,10 +16,10 @@ use std::time::Duration;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use lookahead_mlmc::gp::{ExactGp, Kernel, KernelKind};
 use lookahead_mlmc::lookahead::{
-    InnerSplit, InnerValue, MlmcLookahead, SaaConfig, TwoStepSaa, TwoStepSamples,
-    mlmc_two_step_argmax,
+    InnerSplit, InnerValue, MlmcLookahead, SaaConfig, ThreeStepSaa, ThreeStepSamples, TwoStepSaa,
+    TwoStepSamples, mlmc_two_step_argmax,
 };
-use lookahead_mlmc::optim::Bounds;
+use lookahead_mlmc::optim::{Bounds, LbfgsConfig};
 use lookahead_mlmc::testfns::toy1d;
 use mlcore::sampling::seeded;
 use ndarray::{Array1, array};
@@ -103,6 +105,35 @@ fn benches(c: &mut Criterion) {
                         .expect("runs")
                         .x,
                 )
+            })
+        });
+    }
+    g.finish();
+    let mut g = c.benchmark_group("three_step_value");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
+    let cfg3 = SaaConfig {
+        inner_raw_samples: 12,
+        inner_restarts: 2,
+        lbfgs: LbfgsConfig {
+            max_iters: 8,
+            max_evals: Some(16),
+            ..LbfgsConfig::default()
+        },
+        inner_lbfgs: LbfgsConfig {
+            max_iters: 10,
+            ..LbfgsConfig::default()
+        },
+        ..SaaConfig::default()
+    };
+    for n in [2usize, 4, 8] {
+        let s = ThreeStepSamples::draw(n, 4, &bounds, cfg3.inner_raw_samples, &mut seeded(1));
+        g.bench_function(BenchmarkId::from_parameter(format!("N{n}_M4")), |b| {
+            b.iter(|| {
+                let p = ThreeStepSaa::new(&gp, &bounds, best, &s, InnerSplit::Full, cfg3)
+                    .expect("valid");
+                black_box(p.evaluate(&[1.0]).expect("solves").value)
             })
         });
     }

@@ -1,8 +1,9 @@
 //! `lookahead-mlmc`: cost to reach RMSE ε for MLMC against nested MC, on the
-//! closed-form nested toy (actual runs) and on a two-step look-ahead value
-//! (rates measured, costs from Giles's complexity formula, and one actual
-//! MLMC run), plus a short BO run comparing one-step EI and two-step
-//! look-ahead (MLMC) regret on the 1-D toy.
+//! closed-form nested toy and on a two-step look-ahead value (real adaptive
+//! MLMC runs at three or more ε, tuned nested-MC plans and real nested runs,
+//! rates per coupling), plus a short BO comparison of one-step EI and
+//! two-step (full budget: and three-step) look-ahead by MLMC on Branin and
+//! Hartmann-6 (simple regret against iterations and wall time).
 
 use crate::runner::{BoxError, Budget, Context, Figure, Outcome, Plot, Reproduction, Series};
 use lookahead_mlmc::bo::{Acquisition, BoConfig, run_bo};
@@ -12,10 +13,11 @@ use lookahead_mlmc::mlmc::{
     AdaptiveConfig, Coupling, FittedRates, MlmcConfig, NestedRule, estimate_adaptive, nested_mc,
     nested_plan, rates,
 };
-use lookahead_mlmc::optim::Bounds;
+use lookahead_mlmc::optim::{Bounds, LbfgsConfig};
 use lookahead_mlmc::testfns::TestFunction;
 use lookahead_mlmc::toy::NestedToy;
 use mlcore::sampling::seeded;
+use mlcore::stats::power_law_exponent;
 use ndarray::{Array1, array};
 use std::time::Instant;
 
@@ -24,18 +26,24 @@ pub struct LookaheadMlmc;
 
 /// Tolerances for the toy (actual runs).
 pub const TOY_EPS: [f64; 4] = [0.02, 0.01, 0.005, 0.0025];
-/// Tolerances for the two-step value (costs from measured rates).
-pub const TWO_STEP_EPS: [f64; 4] = [0.01, 0.005, 0.0025, 0.00125];
+/// Tolerances for the two-step value (real adaptive runs; the quick budget uses the first three).
+pub const TWO_STEP_EPS: [f64; 4] = [0.02, 0.01, 0.005, 0.0025];
 
-/// Least-squares slope of `log y` against `log x`.
-fn loglog_slope(pts: &[(f64, f64)]) -> f64 {
-    let n = pts.len() as f64;
-    let (lx, ly): (Vec<f64>, Vec<f64>) = pts.iter().map(|(x, y)| (x.ln(), y.ln())).unzip();
-    let mx = lx.iter().sum::<f64>() / n;
-    let my = ly.iter().sum::<f64>() / n;
-    let sxy: f64 = lx.iter().zip(&ly).map(|(x, y)| (x - mx) * (y - my)).sum();
-    let sxx: f64 = lx.iter().map(|x| (x - mx).powi(2)).sum();
-    sxy / sxx
+/// The BO problems: (function, seeds, iterations, with three-step).
+fn bo_problems(quick: bool) -> Vec<(TestFunction, usize, usize, bool)> {
+    if quick {
+        vec![
+            (TestFunction::branin(), 2, 2, false),
+            (TestFunction::hartmann6(), 1, 1, false),
+        ]
+    } else {
+        vec![
+            (TestFunction::branin(), 3, 10, false),
+            (TestFunction::hartmann6(), 3, 10, false),
+            // The three-step MLMC maximiser costs ≈ 30 s per iteration on Branin.
+            (TestFunction::branin(), 2, 5, true),
+        ]
+    }
 }
 
 /// The spec's 1-D GP: train_x = [−8, −3, 0, 2.5, 7], toy targets, Matérn-5/2
@@ -87,12 +95,16 @@ impl Reproduction for LookaheadMlmc {
 
     fn run(&self, ctx: &Context) -> Result<Outcome, BoxError> {
         let quick = ctx.budget() == Budget::Quick;
-        let (toy_n, two_n, bo_seeds, bo_iters) = if quick {
-            (20_000, 400, 2, 3)
+        let (toy_n, two_n) = if quick {
+            (20_000, 300)
         } else {
-            (200_000, 2_000, 10, 15)
+            (200_000, 2_000)
         };
-        ctx.set_steps((2 * TOY_EPS.len() + 4 + 2 * bo_seeds) as u64);
+        let bo_runs: usize = bo_problems(quick)
+            .iter()
+            .map(|(_, s, _, three)| s * if *three { 3 } else { 2 })
+            .sum();
+        ctx.set_steps((2 * TOY_EPS.len() + 2 + TWO_STEP_EPS.len() + bo_runs) as u64);
         let mut rng = seeded(ctx.seed());
         let cfg = MlmcConfig::default();
         let mut figures = Vec::new();
@@ -131,8 +143,8 @@ impl Reproduction for LookaheadMlmc {
             ctx.step();
         }
         let toy_secs = t_toy.elapsed().as_secs_f64();
-        let toy_mlmc_p = -loglog_slope(&toy_mlmc);
-        let toy_nested_p = -loglog_slope(&toy_nested);
+        let toy_mlmc_p = -power_law_exponent(&toy_mlmc)?;
+        let toy_nested_p = -power_law_exponent(&toy_nested)?;
         figures.push(
             Figure::new("toy: fitted β, antithetic (levels 3–8)", ra.beta).with_target("≈ 1.5"),
         );
@@ -167,46 +179,66 @@ impl Reproduction for LookaheadMlmc {
         };
         let best = gp.best_observed();
         let inner = InnerValue::QEi { q: 2 };
+        let two_eps: &[f64] = if quick {
+            &TWO_STEP_EPS[..3]
+        } else {
+            &TWO_STEP_EPS
+        };
+        let rate_top = 8;
         let t0 = Instant::now();
         ctx.set_message("two-step: rates (antithetic)");
         let mut s_anti =
             TwoStepValueSampler::new(&gp, &[1.0], &bounds, best, inner, Coupling::Antithetic, saa)?;
-        let ta = rates(&mut s_anti, 3, 8, two_n, &mut rng)?;
+        let ta = rates(&mut s_anti, 3, rate_top, two_n, &mut rng)?;
         ctx.step();
         ctx.set_message("two-step: rates (standard)");
         let mut s_std =
             TwoStepValueSampler::new(&gp, &[1.0], &bounds, best, inner, Coupling::Standard, saa)?;
-        let ts = rates(&mut s_std, 3, 8, two_n, &mut rng)?;
+        let ts = rates(&mut s_std, 3, rate_top, two_n, &mut rng)?;
         ctx.step();
         let rates_secs = t0.elapsed().as_secs_f64();
-        let (mut two_mlmc, mut two_nested, mut two_std) = (Vec::new(), Vec::new(), Vec::new());
-        for &eps in &TWO_STEP_EPS {
-            let (cm, cn, _) = predicted_costs(&ta, eps);
-            let (cs, _, _) = predicted_costs(&ts, eps);
-            two_mlmc.push((eps, cm));
-            two_nested.push((eps, cn));
-            two_std.push((eps, cs));
-        }
-        let two_mlmc_p = -loglog_slope(&two_mlmc);
-        let two_nested_p = -loglog_slope(&two_nested);
-        // One actual adaptive MLMC run at the largest ε, against the prediction.
-        ctx.set_message(format!(
-            "two-step: adaptive MLMC at ε = {}",
-            TWO_STEP_EPS[0]
-        ));
+        // Nested-MC plans from the fitted bias model and Var P_L (cost N·2^L, exact).
+        let nested2 = MlmcConfig {
+            c_bias: ta.c_bias / (2f64.powf(ta.alpha) - 1.0),
+            alpha: ta.alpha,
+            ..cfg
+        };
+        let vp = ta.levels.last().map(|s| s.var_fine).unwrap_or(1.0);
+        let (mut two_mlmc, mut two_nested, mut two_pred) = (Vec::new(), Vec::new(), Vec::new());
+        let mut two_vals = Vec::new();
+        let mut two_levels = Vec::new();
+        let mut nested_runs = Vec::new();
+        let nested_real = if quick { 1 } else { 2 };
         let t1 = Instant::now();
-        let run = estimate_adaptive(
-            &mut s_anti,
-            TWO_STEP_EPS[0],
-            &cfg,
-            &AdaptiveConfig::default(),
-            &mut rng,
-        )?;
-        let run_secs = t1.elapsed().as_secs_f64();
-        ctx.step();
+        for (k, &eps) in two_eps.iter().enumerate() {
+            ctx.set_message(format!("two-step: adaptive MLMC at ε = {eps}"));
+            let run =
+                estimate_adaptive(&mut s_anti, eps, &cfg, &AdaptiveConfig::default(), &mut rng)?;
+            two_mlmc.push((eps, run.cost));
+            two_vals.push((eps, run.value, run.variance.sqrt()));
+            two_levels.push(run.levels.last().map(|s| s.level).unwrap_or(3));
+            two_pred.push((eps, predicted_costs(&ta, eps).0));
+            let (l, n) = nested_plan(eps, vp, &nested2, NestedRule::Tuned)?;
+            two_nested.push((eps, n as f64 * 2f64.powi(l as i32)));
+            ctx.step();
+            if k < nested_real {
+                ctx.set_message(format!(
+                    "two-step: nested MC at ε = {eps} (L = {l}, N = {n})"
+                ));
+                let tn = Instant::now();
+                let ne = nested_mc(&mut s_anti, l, n, &mut rng)?;
+                nested_runs.push((eps, l, n, ne.value, ne.cost, tn.elapsed().as_secs_f64()));
+            }
+        }
+        let two_secs = t1.elapsed().as_secs_f64();
+        let two_mlmc_p = -power_law_exponent(&two_mlmc)?;
+        let two_nested_p = -power_law_exponent(&two_nested)?;
         figures.push(
-            Figure::new("two-step: fitted β, antithetic (levels 3–8)", ta.beta)
-                .with_target("> γ = 1 (paper ≈ 1.5)"),
+            Figure::new(
+                format!("two-step: fitted β, antithetic (levels 3–{rate_top})"),
+                ta.beta,
+            )
+            .with_target("> γ = 1 (paper ≈ 1.5; see note)"),
         );
         figures.push(Figure::new(
             "two-step: fitted β, standard coupling",
@@ -214,98 +246,214 @@ impl Reproduction for LookaheadMlmc {
         ));
         figures.push(Figure::new("two-step: fitted α", ta.alpha));
         figures.push(
-            Figure::new("two-step: MLMC cost exponent p", two_mlmc_p).with_target("≈ 2 (1.7–2.4)"),
+            Figure::new(
+                format!(
+                    "two-step: MLMC cost exponent p from {} real adaptive runs",
+                    two_eps.len()
+                ),
+                two_mlmc_p,
+            )
+            .with_target("≈ 2 (1.7–2.4)"),
         );
-        figures.push(
-            Figure::new("two-step: tuned nested-MC cost exponent p", two_nested_p)
-                .with_target("≥ 2.6"),
-        );
-        let tl = TWO_STEP_EPS.len() - 1;
         figures.push(
             Figure::new(
-                format!("two-step: nested / MLMC cost at ε = {}", TWO_STEP_EPS[tl]),
+                "two-step: tuned nested-MC cost exponent p (plans)",
+                two_nested_p,
+            )
+            .with_target("≥ 2.6"),
+        );
+        let tl = two_eps.len() - 1;
+        figures.push(
+            Figure::new(
+                format!("two-step: nested / MLMC cost at ε = {}", two_eps[tl]),
                 two_nested[tl].1 / two_mlmc[tl].1,
             )
             .with_target("> 1"),
         );
         figures.push(Figure::new(
             format!(
-                "two-step: adaptive MLMC run at ε = {}: actual / predicted cost",
-                TWO_STEP_EPS[0]
+                "two-step: real MLMC cost / predicted from rates, ε = {}",
+                two_eps[tl]
             ),
-            run.cost / two_mlmc[0].1,
+            two_mlmc[tl].1 / two_pred[tl].1,
         ));
+        // Agreement: every estimate against the most accurate one.
+        let (_, vref, _) = two_vals[tl];
+        let mut agree = two_vals
+            .iter()
+            .map(|(e, v, _)| (v - vref).abs() / e)
+            .fold(0.0, f64::max);
+        for (e, _, _, v, _, _) in &nested_runs {
+            agree = agree.max((v - vref).abs() / e);
+        }
+        figures.push(
+            Figure::new(
+                format!(
+                    "two-step: max |α̂₂ − α̂₂(ε = {})|/ε over MLMC and nested runs",
+                    two_eps[tl]
+                ),
+                agree,
+            )
+            .with_target("< 3"),
+        );
         figures.push(Figure::new(
-            format!(
-                "two-step: adaptive MLMC run at ε = {}: estimate α₂(1)",
-                TWO_STEP_EPS[0]
-            ),
-            run.value,
+            format!("two-step: MLMC estimate α₂(1) at ε = {}", two_eps[tl]),
+            vref,
         ));
+        if let Some((e, _, _, _, c, _)) = nested_runs.first() {
+            let mc = two_mlmc
+                .iter()
+                .find(|(x, _)| x == e)
+                .map(|p| p.1)
+                .unwrap_or(1.0);
+            figures.push(Figure::new(
+                format!("two-step: real nested-MC run / MLMC cost at ε = {e}"),
+                c / mc,
+            ));
+        }
 
-        // ---- Short BO run: one-step EI vs two-step look-ahead (MLMC) on the 1-D toy.
-        let toy = TestFunction::toy1d();
-        let bo_base = BoConfig {
-            n_init: 2,
-            iterations: bo_iters,
-            ..BoConfig::default()
-        };
-        let spec = MlmcLookahead {
+        // ---- BO comparison: one-step EI vs two-step (and three-step) look-ahead.
+        let t_bo = Instant::now();
+        let spec2 = MlmcLookahead {
             saa: SaaConfig {
-                raw_samples: 16,
+                raw_samples: 32,
                 restarts: 2,
                 inner_raw_samples: 16,
                 inner_restarts: 2,
-                lbfgs: lookahead_mlmc::optim::LbfgsConfig {
+                lbfgs: LbfgsConfig {
                     max_iters: 15,
+                    max_evals: Some(40),
                     ..Default::default()
                 },
-                ..SaaConfig::default()
+                inner_lbfgs: LbfgsConfig {
+                    max_iters: 20,
+                    ..Default::default()
+                },
             },
             ..MlmcLookahead::default()
         };
-        let t_bo = Instant::now();
-        let mut reg_ei = vec![0.0; bo_iters + 1];
-        let mut reg_two = vec![0.0; bo_iters + 1];
-        let (mut t_ei, mut t_two) = (0.0, 0.0);
-        for s in 0..bo_seeds {
-            ctx.set_message(format!("BO: seed {s}"));
-            let seed = ctx.seed() ^ (0x5eed + s as u64);
-            let a = run_bo(&toy, &bo_base, &mut seeded(seed))?;
-            let b = run_bo(
-                &toy,
-                &BoConfig {
-                    acquisition: Acquisition::TwoStepMlmc { eps: 0.15, spec },
-                    ..bo_base.clone()
+        let spec3 = MlmcLookahead {
+            saa: SaaConfig {
+                inner_raw_samples: 12,
+                lbfgs: LbfgsConfig {
+                    max_iters: 8,
+                    max_evals: Some(16),
+                    ..Default::default()
                 },
-                &mut seeded(seed),
-            )?;
-            for (k, (ra, rb)) in a
-                .regret(toy.optimum)
-                .iter()
-                .zip(b.regret(toy.optimum))
-                .enumerate()
-            {
-                reg_ei[k] += ra / bo_seeds as f64;
-                reg_two[k] += rb / bo_seeds as f64;
+                inner_lbfgs: LbfgsConfig {
+                    max_iters: 10,
+                    ..Default::default()
+                },
+                ..spec2.saa
+            },
+            ..spec2
+        };
+        let mut bo_plots = Vec::new();
+        for (f, seeds, iters, three) in bo_problems(quick) {
+            let d = f.dim();
+            let base = BoConfig {
+                n_init: 2 * d,
+                iterations: iters,
+                ..BoConfig::default()
+            };
+            let mut methods: Vec<(&str, Acquisition)> = vec![
+                ("one-step EI", Acquisition::Ei),
+                (
+                    "two-step MLMC (ε = 0.15)",
+                    Acquisition::TwoStepMlmc {
+                        eps: 0.15,
+                        spec: spec2,
+                    },
+                ),
+            ];
+            if three {
+                methods.push((
+                    "three-step MLMC (ε = 0.2)",
+                    Acquisition::ThreeStepMlmc {
+                        eps: 0.2,
+                        spec: spec3,
+                    },
+                ));
             }
-            t_ei += a.seconds.iter().sum::<f64>();
-            t_two += b.seconds.iter().sum::<f64>();
-            ctx.step();
-            ctx.step();
+            let mut by_iter = Vec::new();
+            let mut by_time = Vec::new();
+            for (label, acq) in &methods {
+                let mut reg = vec![0.0; iters + 1];
+                let mut secs = vec![0.0; iters + 1];
+                for s in 0..seeds {
+                    ctx.set_message(format!("BO {}: {label}, seed {s}", f.name));
+                    let seed = ctx.seed() ^ (0x5eed + s as u64);
+                    let tr = run_bo(
+                        &f,
+                        &BoConfig {
+                            acquisition: *acq,
+                            ..base.clone()
+                        },
+                        &mut seeded(seed),
+                    )?;
+                    let mut cum = 0.0;
+                    for (k, r) in tr.regret(f.optimum).iter().enumerate() {
+                        reg[k] += r / seeds as f64;
+                        if k > 0 {
+                            cum += tr.seconds[k - 1];
+                        }
+                        secs[k] += cum / seeds as f64;
+                    }
+                    ctx.step();
+                }
+                figures.push(Figure::new(
+                    format!(
+                        "BO {} ({seeds} seeds × {iters} its): mean simple regret at the end, {label}",
+                        f.name
+                    ),
+                    reg[iters],
+                ));
+                figures.push(Figure::new(
+                    format!(
+                        "BO {} ({seeds} seeds × {iters} its): mean acquisition wall time per it (s), {label}",
+                        f.name
+                    ),
+                    secs[iters] / iters as f64,
+                ));
+                by_iter.push(Series::line(
+                    *label,
+                    reg.iter()
+                        .enumerate()
+                        .map(|(k, r)| (k as f64, *r))
+                        .collect(),
+                ));
+                by_time.push(Series::line(
+                    *label,
+                    secs.iter()
+                        .zip(&reg)
+                        .skip(1)
+                        .map(|(t, r)| (*t, *r))
+                        .collect(),
+                ));
+            }
+            bo_plots.push(Plot {
+                title: format!(
+                    "BO on {} (d = {d}): mean simple regret over {seeds} seeds",
+                    f.name
+                ),
+                x_label: "iteration".into(),
+                y_label: "simple regret".into(),
+                series: by_iter,
+                log_x: false,
+                log_y: true,
+            });
+            bo_plots.push(Plot {
+                title: format!(
+                    "BO on {} ({seeds} seeds × {iters} its): simple regret vs cumulative wall time",
+                    f.name
+                ),
+                x_label: "wall time (s)".into(),
+                y_label: "simple regret".into(),
+                series: by_time,
+                log_x: true,
+                log_y: true,
+            });
         }
-        figures.push(Figure::new(
-            format!("BO toy-1D: mean regret after {bo_iters} its, one-step EI"),
-            reg_ei[bo_iters],
-        ));
-        figures.push(Figure::new(
-            format!("BO toy-1D: mean regret after {bo_iters} its, two-step MLMC (ε = 0.15)"),
-            reg_two[bo_iters],
-        ));
-        figures.push(Figure::new(
-            "BO toy-1D: acquisition time two-step MLMC / EI",
-            t_two / t_ei.max(1e-9),
-        ));
         let bo_secs = t_bo.elapsed().as_secs_f64();
 
         let held = (1.7..=2.4).contains(&toy_mlmc_p)
@@ -316,7 +464,8 @@ impl Reproduction for LookaheadMlmc {
             && ta.beta > 1.0
             && (1.7..=2.4).contains(&two_mlmc_p)
             && two_nested_p >= 2.6
-            && two_nested[tl].1 > two_mlmc[tl].1;
+            && two_nested[tl].1 > two_mlmc[tl].1
+            && agree < 3.0;
 
         let to_series = |label: &str, v: &[(f64, f64)]| Series::line(label, v.to_vec());
         let plots = vec![
@@ -332,15 +481,13 @@ impl Reproduction for LookaheadMlmc {
                 log_y: true,
             },
             Plot {
-                title:
-                    "Two-step 1+2-EI value α₂(1): predicted cost to reach RMSE ε (inner samples)"
-                        .into(),
+                title: "Two-step 1+2-EI value α₂(1): cost to reach RMSE ε (inner samples)".into(),
                 x_label: "ε".into(),
                 y_label: "cost".into(),
                 series: vec![
-                    to_series("MLMC, antithetic", &two_mlmc),
-                    to_series("MLMC, standard coupling", &two_std),
-                    to_series("nested MC (tuned)", &two_nested),
+                    to_series("MLMC, antithetic (real adaptive runs)", &two_mlmc),
+                    to_series("MLMC, predicted from fitted rates", &two_pred),
+                    to_series("nested MC (tuned plan, N·2^L)", &two_nested),
                 ],
                 log_x: true,
                 log_y: true,
@@ -375,49 +522,58 @@ impl Reproduction for LookaheadMlmc {
                 log_x: false,
                 log_y: true,
             },
-            Plot {
-                title: format!("BO on the 1-D toy: mean simple regret over {bo_seeds} seeds"),
-                x_label: "iteration".into(),
-                y_label: "regret".into(),
-                series: vec![
-                    Series::line(
-                        "one-step EI",
-                        reg_ei
-                            .iter()
-                            .enumerate()
-                            .map(|(k, r)| (k as f64, *r))
-                            .collect(),
-                    ),
-                    Series::line(
-                        "two-step MLMC (ε = 0.15)",
-                        reg_two
-                            .iter()
-                            .enumerate()
-                            .map(|(k, r)| (k as f64, *r))
-                            .collect(),
-                    ),
-                ],
-                log_x: false,
-                log_y: false,
-            },
         ];
+        let mut plots = plots;
+        plots.extend(bo_plots);
         notes.push(format!(
             "Toy: X ~ N(0,1), Y|X ~ N(X,1), P = E[(E[Y|X])⁺] = 1/√(2π). Rates from {toy_n} outer samples per level (3–8). \
              MLMC: Giles's adaptive algorithm (N_ℓ = ⌈2ε⁻²√(V_ℓ/C_ℓ)Σ√(V C)⌉, bias test with α = 1), actual runs. Nested MC \
              (tuned): L with fitted bias ≤ ε/√2, N = ⌈2 Var P_L/ε²⌉, actual runs. Cost = inner samples drawn. \
              Errors |P̂ − P|/ε are single runs (max {worst:.2}). Wall time {toy_secs:.1} s."
         ));
+        let nested_txt: Vec<String> = nested_runs
+            .iter()
+            .map(|(e, l, n, v, c, t)| {
+                format!("ε = {e}: L = {l}, N = {n}, α̂₂ = {v:.5}, cost {c:.3e} in {t:.1} s")
+            })
+            .collect();
+        let mlmc_txt: Vec<String> = two_vals
+            .iter()
+            .zip(&two_mlmc)
+            .zip(&two_levels)
+            .map(|(((e, v, se), (_, c)), l)| {
+                format!("ε = {e}: α̂₂ = {v:.5} ± {se:.5}, L = {l}, cost {c:.3e}")
+            })
+            .collect();
         notes.push(format!(
             "Two-step: α₂(x=1) = EI(1) + E_y[max_{{x'∈[−10,10]²}} qEI(x')] on the spec's 1-D GP (q₂ = 2), inner maximisation by \
-             multi-start L-BFGS per fantasy. Rates from {two_n} outer samples per level 3–8 ({rates_secs:.1} s for both couplings); \
-             costs from Giles's complexity formula with the fitted c_α, α, c_v, β (mlmc.test-style), cost = inner samples. The \
-             adaptive MLMC run at ε = {} spent {:.3e} inner samples in {run_secs:.1} s (prediction {:.3e}).",
-            TWO_STEP_EPS[0], run.cost, two_mlmc[0].1
+             multi-start L-BFGS per fantasy with the coupled fine/coarse solve. Rates from {two_n} outer samples per level 3–{rate_top} \
+             ({rates_secs:.1} s for both couplings). Real adaptive MLMC runs (Giles's algorithm, α = 1 bias test): {}; {two_secs:.1} s \
+             for all MLMC and nested runs. Nested MC (tuned): L from the fitted bias c_α 2^(−αL)/(2^α − 1) ≤ ε/√2, N = ⌈2 Var P_L/ε²⌉, \
+             cost N·2^L (exact for the plan); real nested runs: {}. Cost = inner samples.",
+            mlmc_txt.join("; "),
+            nested_txt.join("; ")
         ));
         notes.push(format!(
-            "BO: 1-D toy on [−10, 10], 2 uniform initial points, {bo_iters} iterations, {bo_seeds} seeds (same initial design for \
-             both), MAP-refitted Matérn-5/2 GP on unit-cube inputs and standardised targets; two-step = MLMC argmax at ε = 0.15 \
-             (levels 3–4, N = [9, 4]), antithetic, forward matching. A short run: the regret figures are reported, not part of the claim. Wall time {bo_secs:.1} s."
+            "Two-step β: the fitted antithetic β ({:.2}) is below the paper's 1.5 because levels 3–{rate_top} are pre-asymptotic for \
+             this quantity, not because of the coupling (the value sampler solves fine and coarse problems jointly). The inner q-EI \
+             problem (q₂ = 2) has several local maxima of nearly equal value, so the even/odd halves often pick different modes: \
+             that is the kink regime of Giles & Goda, Var ΔP_ℓ ∝ P(switch)·E[ΔP²|switch] ∝ M^(−1/2)·M^(−1) = M^(−1.5), but the \
+             switch probability saturates near 1 at small M (71% at M = 16, 19% at M = 512), which gives β ≈ 1 locally. \
+             Measured with `cargo run --release -p lookahead-mlmc --example two_step_beta`: β = 1.31 over levels 4–9 \
+             (n = 1000), 1.46 over levels 6–11 (n = 600); the mode-switch part alone 1.41–1.57.",
+            ta.beta
+        ));
+        notes.push(format!(
+            "BO: EI vs two-step look-ahead by MLMC (paper: ε = 0.15, antithetic, forward matching, q₂ = 2){}; 2d uniform initial \
+             points, same initial design per seed for every method, MAP-refitted Matérn-5/2 GP on unit-cube inputs and \
+             standardised targets, reduced solver settings (2 restarts). Few seeds and iterations at the quick budget: \
+             the regret figures are reported, not part of the claim. Wall time {bo_secs:.1} s.",
+            if quick {
+                ""
+            } else {
+                " and three-step 1+1+1-EI by MLMC (ε = 0.2, 2 seeds × 5 iterations) on Branin"
+            }
         ));
         notes.push(
             "The paper's code baseline N = M = round(ε⁻²) costs ε⁻⁴ (mlmc::NestedRule::PaperBaseline); the nested MC here is the \

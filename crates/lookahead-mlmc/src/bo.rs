@@ -1,5 +1,5 @@
 //! A Bayesian-optimisation loop: one-step EI, two-step look-ahead by plain
-//! SAA (nested MC), or two-step look-ahead by MLMC.
+//! SAA (nested MC), or two- or three-step look-ahead by MLMC.
 //!
 //! Protocol (paper): uniform initial design, a MAP-refitted GP every
 //! iteration, noise 1e-4. Choices where the paper is silent (documented):
@@ -10,7 +10,8 @@ use crate::acq::ei_at;
 use crate::error::{Error, Result};
 use crate::gp::{FitConfig, fit_map};
 use crate::lookahead::{
-    InnerValue, MlmcLookahead, SaaConfig, maximize_two_step, mlmc_two_step_argmax,
+    InnerValue, MlmcLookahead, SaaConfig, maximize_two_step, mlmc_three_step_argmax,
+    mlmc_two_step_argmax,
 };
 use crate::optim::{Bounds, FnObjective, best_of, maximize_multistart, top_k};
 use crate::testfns::TestFunction;
@@ -37,6 +38,14 @@ pub enum Acquisition {
         /// Target RMSE `ε`.
         eps: f64,
         /// MLMC settings.
+        spec: MlmcLookahead,
+    },
+    /// Three-step 1+1+1-EI look-ahead by MLMC at RMSE `ε`
+    /// ([`mlmc_three_step_argmax`]; paper ε = 0.2).
+    ThreeStepMlmc {
+        /// Target RMSE `ε`.
+        eps: f64,
+        /// MLMC settings (`inner` is not used).
         spec: MlmcLookahead,
     },
 }
@@ -98,7 +107,8 @@ pub fn run_bo<R: Rng + ?Sized>(f: &TestFunction, cfg: &BoConfig, rng: &mut R) ->
     if cfg.n_init == 0 {
         return Err(Error::InvalidBatchSize { what: "n_init" });
     }
-    if let Acquisition::TwoStepMlmc { eps, .. } = cfg.acquisition
+    if let Acquisition::TwoStepMlmc { eps, .. } | Acquisition::ThreeStepMlmc { eps, .. } =
+        cfg.acquisition
         && !(eps.is_finite() && eps > 0.0)
     {
         return Err(Error::InvalidTolerance { epsilon: eps });
@@ -144,6 +154,9 @@ pub fn run_bo<R: Rng + ?Sized>(f: &TestFunction, cfg: &BoConfig, rng: &mut R) ->
             }
             Acquisition::TwoStepMlmc { eps, spec } => {
                 mlmc_two_step_argmax(&gp, &unit, eps, &spec, rng)?.x
+            }
+            Acquisition::ThreeStepMlmc { eps, spec } => {
+                mlmc_three_step_argmax(&gp, &unit, eps, &spec, rng)?.x
             }
         };
         seconds.push(t.elapsed().as_secs_f64());

@@ -488,14 +488,12 @@ pub struct FittedRates {
     pub c_var: f64,
 }
 
-fn slope(xs: &[f64], ys: &[f64]) -> (f64, f64) {
-    let n = xs.len() as f64;
-    let mx = xs.iter().sum::<f64>() / n;
-    let my = ys.iter().sum::<f64>() / n;
-    let sxy: f64 = xs.iter().zip(ys).map(|(x, y)| (x - mx) * (y - my)).sum();
-    let sxx: f64 = xs.iter().map(|x| (x - mx) * (x - mx)).sum();
-    let b = sxy / sxx;
-    (b, my - b * mx)
+/// Least-squares line of `ys` on `xs` ([`mlcore::stats::linear_fit`]).
+fn slope(xs: &[f64], ys: &[f64]) -> Result<(f64, f64)> {
+    Ok(mlcore::stats::linear_fit(
+        ndarray::ArrayView1::from(xs),
+        ndarray::ArrayView1::from(ys),
+    )?)
 }
 
 /// The rates diagnostic: `n` outer samples at each level `first..=last`
@@ -538,19 +536,19 @@ pub fn rates<S: LevelSampler, R: Rng + ?Sized>(
         &inc.iter()
             .map(|s| s.mean.abs().max(1e-300).log2())
             .collect::<Vec<_>>(),
-    );
+    )?;
     let (b, cv) = slope(
         &xs,
         &inc.iter()
             .map(|s| s.var.max(1e-300).log2())
             .collect::<Vec<_>>(),
-    );
+    )?;
     let (g, _) = slope(
         &xs,
         &inc.iter()
             .map(|s| s.cost.max(1e-300).log2())
             .collect::<Vec<_>>(),
-    );
+    )?;
     Ok(FittedRates {
         levels,
         alpha: -a,

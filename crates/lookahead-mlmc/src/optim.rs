@@ -5,7 +5,9 @@
 //! argmin's L-BFGS (More–Thuente line search) on unconstrained `u ∈ ℝᵈ`, with
 //! `x = lo + (hi − lo)·σ(u)`, `σ(u) = 1/(1 + e^{−u})`: the box is enforced by
 //! the transform instead of by projection (a documented deviation from
-//! L-BFGS-B; optima on the boundary are approached but never exactly reached).
+//! L-BFGS-B; optima on the boundary are approached by L-BFGS, then reached by
+//! snapping coordinates within [`SNAP`] of a bound onto it when that does not
+//! lower the value).
 
 use crate::error::{Error, Result, check_finite};
 use argmin::core::{CostFunction, Executor, Gradient, State};
@@ -162,10 +164,16 @@ pub struct LbfgsConfig {
     pub tol_cost: f64,
     /// Relative finite-difference step: `hₖ = fd_step·(upperₖ − lowerₖ)`.
     pub fd_step: f64,
+    /// Cap on objective values per restart (line-search trials included),
+    /// `None` for no cap. Past the cap the restart stops and keeps the best
+    /// point seen: useful when one value is expensive and noisy (the
+    /// three-step stage values, whose inner solves make the line search
+    /// take many trials).
+    pub max_evals: Option<usize>,
 }
 
 impl Default for LbfgsConfig {
-    /// `m = 7`, 60 iterations, `tol_grad = 1e-9`, `tol_cost = 1e-12`, `fd_step = 1e-6`.
+    /// `m = 7`, 60 iterations, `tol_grad = 1e-9`, `tol_cost = 1e-12`, `fd_step = 1e-6`, no value cap.
     fn default() -> Self {
         LbfgsConfig {
             memory: 7,
@@ -173,6 +181,7 @@ impl Default for LbfgsConfig {
             tol_grad: 1e-9,
             tol_cost: 1e-12,
             fd_step: 1e-6,
+            max_evals: None,
         }
     }
 }
@@ -191,6 +200,8 @@ struct Transformed<'a, O: Objective> {
     lower: &'a [f64],
     width: Vec<f64>,
     steps: Vec<f64>,
+    evals: std::cell::Cell<usize>,
+    cap: usize,
 }
 
 fn sigmoid(u: f64) -> f64 {
@@ -223,6 +234,10 @@ impl<O: Objective> CostFunction for Transformed<'_, O> {
     type Param = Vec<f64>;
     type Output = f64;
     fn cost(&self, u: &Vec<f64>) -> std::result::Result<f64, argmin::core::Error> {
+        if self.evals.get() >= self.cap {
+            return Ok(1e300);
+        }
+        self.evals.set(self.evals.get() + 1);
         Ok(finite_or_big(-self.obj.value(&self.to_x(u))))
     }
 }
@@ -231,6 +246,9 @@ impl<O: Objective> Gradient for Transformed<'_, O> {
     type Param = Vec<f64>;
     type Gradient = Vec<f64>;
     fn gradient(&self, u: &Vec<f64>) -> std::result::Result<Vec<f64>, argmin::core::Error> {
+        if self.evals.get() >= self.cap {
+            return Ok(vec![0.0; u.len()]);
+        }
         let x = self.to_x(u);
         let g = self.obj.gradient(&x, &self.steps);
         Ok(g.iter()
@@ -244,9 +262,15 @@ impl<O: Objective> Gradient for Transformed<'_, O> {
     }
 }
 
+/// Relative distance to a bound below which [`maximize_multistart`] tries the
+/// point snapped onto the bound.
+pub const SNAP: f64 = 1e-3;
+
 /// Maximises `obj` on `bounds` by L-BFGS from each start; returns one local
 /// optimum per start (same order). A restart whose line search fails keeps
-/// the best point it had (or its start).
+/// the best point it had (or its start). Coordinates within [`SNAP`] of a
+/// bound are then snapped onto it when that does not lower the value (the
+/// sigmoid transform alone never reaches the boundary).
 ///
 /// Cost: per restart at most `max_iters` iterations, each one value and one
 /// gradient (2d values by default) of `obj`.
@@ -282,11 +306,14 @@ pub fn maximize_multistart<O: Objective>(
         .map(|(l, u)| u - l)
         .collect();
     let steps = width.iter().map(|w| w * cfg.fd_step).collect();
+    let cap = cfg.max_evals.unwrap_or(usize::MAX);
     let problem = Transformed {
         obj,
         lower: bounds.lower(),
         width,
         steps,
+        evals: std::cell::Cell::new(0),
+        cap,
     };
     let mut out = Vec::with_capacity(starts.len());
     for s in starts {
@@ -305,6 +332,8 @@ pub fn maximize_multistart<O: Objective>(
                     lower: bounds.lower(),
                     width: problem.width.clone(),
                     steps: problem.steps.clone(),
+                    evals: std::cell::Cell::new(0),
+                    cap,
                 };
                 let res = Executor::new(run, solver)
                     .configure(|st| st.param(u0).max_iters(cfg.max_iters))
@@ -319,6 +348,34 @@ pub fn maximize_multistart<O: Objective>(
                         best = LocalOptimum { x, value: v };
                     }
                 }
+            }
+        }
+        // Boundary snap: the sigmoid never reaches the box, so a coordinate
+        // within `SNAP` (relative) of a bound is moved onto it, kept if the
+        // value does not drop (a boundary optimum is then hit exactly, and
+        // coupled fine/coarse problems land on the same point).
+        let snapped: Vec<f64> = best
+            .x
+            .iter()
+            .zip(bounds.lower().iter().zip(bounds.upper()))
+            .map(|(&x, (&l, &u))| {
+                let t = (x - l) / (u - l);
+                if t < SNAP {
+                    l
+                } else if t > 1.0 - SNAP {
+                    u
+                } else {
+                    x
+                }
+            })
+            .collect();
+        if snapped != best.x {
+            let v = obj.value(&snapped);
+            if v.is_finite() && v >= best.value {
+                best = LocalOptimum {
+                    x: snapped,
+                    value: v,
+                };
             }
         }
         out.push(best);
