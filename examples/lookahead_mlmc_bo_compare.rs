@@ -12,7 +12,6 @@
 
 use lookahead_mlmc::bo::{Acquisition, BoConfig, run_bo};
 use lookahead_mlmc::lookahead::{MlmcLookahead, SaaConfig};
-use lookahead_mlmc::optim::LbfgsConfig;
 use lookahead_mlmc::testfns::TestFunction;
 use mlcore::sampling::seeded;
 
@@ -27,37 +26,11 @@ fn main() -> Result<(), lookahead_mlmc::Error> {
         .unwrap_or(3);
     let with_three = std::env::args().nth(3).is_some_and(|a| a == "three");
     let spec2 = MlmcLookahead {
-        saa: SaaConfig {
-            raw_samples: 32,
-            restarts: 2,
-            inner_raw_samples: 16,
-            inner_restarts: 2,
-            lbfgs: LbfgsConfig {
-                max_iters: 15,
-                max_evals: Some(40),
-                ..LbfgsConfig::default()
-            },
-            inner_lbfgs: LbfgsConfig {
-                max_iters: 20,
-                ..LbfgsConfig::default()
-            },
-        },
+        saa: SaaConfig::bo_two_step(),
         ..MlmcLookahead::default()
     };
     let spec3 = MlmcLookahead {
-        saa: SaaConfig {
-            inner_raw_samples: 12,
-            lbfgs: LbfgsConfig {
-                max_iters: 8,
-                max_evals: Some(16),
-                ..LbfgsConfig::default()
-            },
-            inner_lbfgs: LbfgsConfig {
-                max_iters: 10,
-                ..LbfgsConfig::default()
-            },
-            ..spec2.saa
-        },
+        saa: SaaConfig::bo_three_step(),
         ..spec2
     };
     for (f, three) in [

@@ -13,7 +13,7 @@ use lookahead_mlmc::mlmc::{
     AdaptiveConfig, Coupling, FittedRates, MlmcConfig, NestedRule, estimate_adaptive, nested_mc,
     nested_plan, rates,
 };
-use lookahead_mlmc::optim::{Bounds, LbfgsConfig};
+use lookahead_mlmc::optim::Bounds;
 use lookahead_mlmc::testfns::TestFunction;
 use lookahead_mlmc::toy::NestedToy;
 use mlcore::sampling::seeded;
@@ -315,37 +315,11 @@ impl Reproduction for LookaheadMlmc {
         // ---- BO comparison: one-step EI vs two-step (and three-step) look-ahead.
         let t_bo = Instant::now();
         let spec2 = MlmcLookahead {
-            saa: SaaConfig {
-                raw_samples: 32,
-                restarts: 2,
-                inner_raw_samples: 16,
-                inner_restarts: 2,
-                lbfgs: LbfgsConfig {
-                    max_iters: 15,
-                    max_evals: Some(40),
-                    ..Default::default()
-                },
-                inner_lbfgs: LbfgsConfig {
-                    max_iters: 20,
-                    ..Default::default()
-                },
-            },
+            saa: SaaConfig::bo_two_step(),
             ..MlmcLookahead::default()
         };
         let spec3 = MlmcLookahead {
-            saa: SaaConfig {
-                inner_raw_samples: 12,
-                lbfgs: LbfgsConfig {
-                    max_iters: 8,
-                    max_evals: Some(16),
-                    ..Default::default()
-                },
-                inner_lbfgs: LbfgsConfig {
-                    max_iters: 10,
-                    ..Default::default()
-                },
-                ..spec2.saa
-            },
+            saa: SaaConfig::bo_three_step(),
             ..spec2
         };
         let mut bo_plots = Vec::new();

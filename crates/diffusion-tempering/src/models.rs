@@ -156,6 +156,12 @@ pub const SOMA_AREA: f64 = 15.3e-3 / 184.0;
 /// The official step stimulus: 210 pA = 2.1·10⁻⁴ µA, on for 10 ≤ t ≤ 90 ms.
 pub const STIMULUS: f64 = 210e-6;
 
+/// The step current density `amp` on 10 ≤ t ≤ 90 ms (both ends included,
+/// as in the official `Iₑ`), 0 elsewhere.
+fn step_stimulus(t: f64, amp: f64) -> f64 {
+    if (10.0..=90.0).contains(&t) { amp } else { 0.0 }
+}
+
 /// Single-compartment Hodgkin–Huxley neuron (Pospischil-type Na/K/leak
 /// kinetics), states `(V, m, h, n)`:
 ///
@@ -167,7 +173,7 @@ pub const STIMULUS: f64 = 210e-6;
 /// `u = V − V_T`. Defaults: `g_Na = 25`, `g_K = 7`, `g_leak = 0.1` (mS/cm²),
 /// `E_Na = 53`, `E_K = −107`, `E_leak = −70`, `V_T = −60` (mV), `C = 1`
 /// (µF/cm²), `V₀ = −70`, gates at their steady state at `V₀`; a step
-/// current of density `i_amp` (µA/cm²) for `10 ≤ t < 90` ms, `t ∈ [0, 100]`.
+/// current of density `i_amp` (µA/cm²) for `10 ≤ t ≤ 90` ms, `t ∈ [0, 100]`.
 ///
 /// The first `n_free` of `(g_Na, g_K, g_leak)` are the parameters.
 ///
@@ -244,12 +250,7 @@ impl OdeModel for HodgkinHuxley {
         };
         let (gna, gk, gl) = (c(0), c(1), c(2));
         let (v, m, h, n) = (x[0], x[1], x[2], x[3]);
-        let tr = t.re();
-        let i_inj = if (10.0..90.0).contains(&tr) {
-            self.i_amp
-        } else {
-            0.0
-        };
+        let i_inj = step_stimulus(t.re(), self.i_amp);
         let ina = gna * m * m * m * h * (v - Self::E_NA);
         let ik = gk * n * n * n * n * (v - Self::E_K);
         let il = gl * (v - Self::E_LEAK);
@@ -345,12 +346,7 @@ impl OdeModel for TwoCompartmentHodgkinHuxley {
                 T::from(self.fixed[i])
             }
         };
-        let tr = t.re();
-        let stim = if (10.0..=90.0).contains(&tr) {
-            self.i_amp
-        } else {
-            0.0
-        };
+        let stim = step_stimulus(t.re(), self.i_amp);
         let single = HodgkinHuxley {
             fixed: HodgkinHuxley::TRUE,
             n_free: 3,

@@ -52,6 +52,51 @@ pub struct SaaConfig {
     pub inner_lbfgs: LbfgsConfig,
 }
 
+impl SaaConfig {
+    /// A cheaper budget for two-step look-ahead inside a BO loop (the
+    /// runner's and the `lookahead_mlmc_bo_compare` example's setting):
+    /// 32 raw candidates and 2 restarts of x, 16 raw candidates and 2
+    /// restarts of each inner batch, outer L-BFGS capped at 15 iterations and
+    /// 40 evaluations per restart, inner L-BFGS at 20 iterations.
+    pub fn bo_two_step() -> Self {
+        SaaConfig {
+            raw_samples: 32,
+            restarts: 2,
+            inner_raw_samples: 16,
+            inner_restarts: 2,
+            lbfgs: LbfgsConfig {
+                max_iters: 15,
+                max_evals: Some(40),
+                ..LbfgsConfig::default()
+            },
+            inner_lbfgs: LbfgsConfig {
+                max_iters: 20,
+                ..LbfgsConfig::default()
+            },
+        }
+    }
+
+    /// The three-step counterpart of [`SaaConfig::bo_two_step`]: 12 raw
+    /// candidates per middle-stage batch, outer L-BFGS capped at 8 iterations
+    /// and 16 evaluations per restart, inner L-BFGS at 10 iterations (one
+    /// three-step evaluation solves N·(1 + M) nested problems).
+    pub fn bo_three_step() -> Self {
+        SaaConfig {
+            inner_raw_samples: 12,
+            lbfgs: LbfgsConfig {
+                max_iters: 8,
+                max_evals: Some(16),
+                ..LbfgsConfig::default()
+            },
+            inner_lbfgs: LbfgsConfig {
+                max_iters: 10,
+                ..LbfgsConfig::default()
+            },
+            ..Self::bo_two_step()
+        }
+    }
+}
+
 impl Default for SaaConfig {
     fn default() -> Self {
         SaaConfig {
