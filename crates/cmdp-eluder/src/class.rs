@@ -12,6 +12,23 @@ use crate::cmdp::{LayeredSpace, check_reward};
 use crate::error::{Error, Result, mismatch};
 use ndarray::{Array, Array2, Array3, Array4, Dimension};
 
+/// Fails with [`Error::DimensionMismatch`] unless every (c, s, a) point of
+/// `domain` lies inside `dims`.
+fn check_domain(domain: &[(usize, usize, usize)], dims: (usize, usize, usize)) -> Result<()> {
+    let (nc, ns, na) = dims;
+    match domain
+        .iter()
+        .find(|&&(c, s, a)| c >= nc || s >= ns || a >= na)
+    {
+        Some(p) => Err(mismatch(
+            "domain point",
+            format!("< ({nc}, {ns}, {na})"),
+            format!("{p:?}"),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// The first model whose table equals `truth` within `tol` in max-norm (the
 /// realizability check shared by both classes).
 fn position_within<D: Dimension>(
@@ -123,16 +140,7 @@ impl RewardClass {
     /// [`Error::DimensionMismatch`] for a point out of range.
     pub fn eluder_outputs(&self, domain: &[(usize, usize, usize)]) -> Result<Vec<Array2<f64>>> {
         let (nc, ns, na) = self.dims();
-        if let Some(p) = domain
-            .iter()
-            .find(|&&(c, s, a)| c >= nc || s >= ns || a >= na)
-        {
-            return Err(mismatch(
-                "domain point",
-                format!("< ({nc}, {ns}, {na})"),
-                format!("{p:?}"),
-            ));
-        }
+        check_domain(domain, (nc, ns, na))?;
         Ok(self
             .models
             .iter()
@@ -260,16 +268,7 @@ impl DynamicsClass {
     /// [`Error::DimensionMismatch`] for a point out of range.
     pub fn eluder_outputs(&self, domain: &[(usize, usize, usize)]) -> Result<Vec<Array2<f64>>> {
         let (nc, ns, na, _) = self.models[0].dim();
-        if let Some(p) = domain
-            .iter()
-            .find(|&&(c, s, a)| c >= nc || s >= ns || a >= na)
-        {
-            return Err(mismatch(
-                "domain point",
-                format!("< ({nc}, {ns}, {na})"),
-                format!("{p:?}"),
-            ));
-        }
+        check_domain(domain, (nc, ns, na))?;
         Ok(self
             .models
             .iter()

@@ -99,13 +99,7 @@ impl OdeModel for LotkaVolterra {
         self.n_free.min(4)
     }
     fn rhs<T: Scalar>(&self, _t: T, x: &[T], p: &[T], out: &mut [T]) {
-        let c = |i: usize| {
-            if i < p.len() {
-                p[i]
-            } else {
-                T::from(self.fixed[i])
-            }
-        };
+        let c = |i: usize| free_or_fixed(p, &self.fixed, i);
         let (a, b, g, d) = (c(0), c(1), c(2), c(3));
         out[0] = a * x[0] - b * x[0] * x[1];
         out[1] = -g * x[1] + d * x[0] * x[1];
@@ -146,6 +140,12 @@ impl OdeModel for FitzHughNagumo {
     fn x0<T: Scalar>(&self, _p: &[T]) -> Vec<T> {
         vec![T::from(-1.0), T::from(1.0)]
     }
+}
+
+/// Coordinate `i` of a partly fitted parameter vector: the fitted value
+/// `p[i]` for the leading `p.len()` coordinates, the fixed value otherwise.
+fn free_or_fixed<T: Scalar>(p: &[T], fixed: &[f64], i: usize) -> T {
+    if i < p.len() { p[i] } else { T::from(fixed[i]) }
 }
 
 /// Soma area of the official Hodgkin–Huxley models (cm², as used there):
@@ -241,13 +241,7 @@ impl OdeModel for HodgkinHuxley {
         self.n_free
     }
     fn rhs<T: Scalar>(&self, t: T, x: &[T], p: &[T], out: &mut [T]) {
-        let c = |i: usize| {
-            if i < p.len() {
-                p[i]
-            } else {
-                T::from(self.fixed[i])
-            }
-        };
+        let c = |i: usize| free_or_fixed(p, &self.fixed, i);
         let (gna, gk, gl) = (c(0), c(1), c(2));
         let (v, m, h, n) = (x[0], x[1], x[2], x[3]);
         let i_inj = step_stimulus(t.re(), self.i_amp);
@@ -339,13 +333,7 @@ impl OdeModel for TwoCompartmentHodgkinHuxley {
         self.n_free
     }
     fn rhs<T: Scalar>(&self, t: T, x: &[T], p: &[T], out: &mut [T]) {
-        let c = |i: usize| {
-            if i < p.len() {
-                p[i]
-            } else {
-                T::from(self.fixed[i])
-            }
-        };
+        let c = |i: usize| free_or_fixed(p, &self.fixed, i);
         let stim = step_stimulus(t.re(), self.i_amp);
         let single = HodgkinHuxley {
             fixed: HodgkinHuxley::TRUE,

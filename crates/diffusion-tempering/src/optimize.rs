@@ -739,6 +739,29 @@ pub struct FitReport {
     pub kappa2: Option<f64>,
 }
 
+impl FitReport {
+    /// The report of one L-BFGS run (the baselines): estimate `params`, one
+    /// stage at the learned `kappa2` (NaN in the stage record when the loss
+    /// has no diffusion).
+    fn single_run(params: Vec<f64>, fit: &LocalFit, kappa2: Option<f64>) -> Self {
+        FitReport {
+            params: params.clone(),
+            loss: fit.loss,
+            iters: fit.iters,
+            evals: fit.evals,
+            grad_evals: fit.grad_evals,
+            stages: vec![StageReport {
+                kappa2: kappa2.unwrap_or(f64::NAN),
+                loss: fit.loss,
+                iters: fit.iters,
+                params,
+                skipped: false,
+            }],
+            kappa2,
+        }
+    }
+}
+
 /// Diffusion tempering: L-BFGS on the Fenrir loss stage by stage along a
 /// decreasing `κ²` schedule, each stage warm-started at the previous
 /// stage's estimate.
@@ -955,23 +978,9 @@ impl LearnedDiffusionFit {
         let mut start = init.to_vec();
         start.push(l0);
         let fit = minimize(&FenrirLearnedKappa { lik }, &ext, &start, &self.lbfgs)?;
-        let mut p = fit.params;
+        let mut p = fit.params.clone();
         let l = p.pop().unwrap_or(l0);
-        Ok(FitReport {
-            params: p.clone(),
-            loss: fit.loss,
-            iters: fit.iters,
-            evals: fit.evals,
-            grad_evals: fit.grad_evals,
-            stages: vec![StageReport {
-                kappa2: 10f64.powf(l),
-                loss: fit.loss,
-                iters: fit.iters,
-                params: p,
-                skipped: false,
-            }],
-            kappa2: Some(10f64.powf(l)),
-        })
+        Ok(FitReport::single_run(p, &fit, Some(10f64.powf(l))))
     }
 }
 
@@ -1003,21 +1012,7 @@ impl L2Fit {
         init: &[f64],
     ) -> Result<FitReport> {
         let fit = minimize(loss, bounds, init, &self.lbfgs)?;
-        Ok(FitReport {
-            params: fit.params.clone(),
-            loss: fit.loss,
-            iters: fit.iters,
-            evals: fit.evals,
-            grad_evals: fit.grad_evals,
-            stages: vec![StageReport {
-                kappa2: f64::NAN,
-                loss: fit.loss,
-                iters: fit.iters,
-                params: fit.params,
-                skipped: false,
-            }],
-            kappa2: None,
-        })
+        Ok(FitReport::single_run(fit.params.clone(), &fit, None))
     }
 }
 

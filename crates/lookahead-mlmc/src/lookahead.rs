@@ -282,7 +282,7 @@ pub struct TwoStepSaa<'a> {
     blocks: Vec<Vec<Vec<f64>>>,
     hints: Vec<Vec<Vec<f64>>>,
     cfg: SaaConfig,
-    cache: RefCell<Option<(Vec<f64>, TwoStepSolution)>>,
+    cache: LastPoint<TwoStepSolution>,
 }
 
 impl<'a> TwoStepSaa<'a> {
@@ -375,7 +375,7 @@ impl<'a> TwoStepSaa<'a> {
             blocks,
             hints: Vec::new(),
             cfg,
-            cache: RefCell::new(None),
+            cache: LastPoint::new(),
         })
     }
 
@@ -391,7 +391,7 @@ impl<'a> TwoStepSaa<'a> {
             self.inner_bounds.check_point("hint", h)?;
         }
         self.hints = hints;
-        *self.cache.borrow_mut() = None;
+        self.cache.clear();
         Ok(())
     }
 
@@ -401,13 +401,11 @@ impl<'a> TwoStepSaa<'a> {
     /// [`Error::DimensionMismatch`] / [`Error::NonFinite`] for a bad `x`,
     /// [`Error::NotPositiveDefinite`] when a fantasy duplicates a noise-free input.
     pub fn evaluate(&self, x: &[f64]) -> Result<TwoStepSolution> {
-        if let Some((cx, sol)) = self.cache.borrow().as_ref()
-            && cx.as_slice() == x
-        {
-            return Ok(sol.clone());
+        if let Some(sol) = self.cache.get(x) {
+            return Ok(sol);
         }
         let sol = self.evaluate_with_hints(x, &self.hints)?;
-        *self.cache.borrow_mut() = Some((x.to_vec(), sol.clone()));
+        self.cache.set(x, &sol);
         Ok(sol)
     }
 
@@ -1024,7 +1022,7 @@ pub struct ThreeStepSaa<'a> {
     blocks: Vec<Vec<Vec<f64>>>,
     hints: Vec<Vec<Vec<f64>>>,
     cfg: SaaConfig,
-    cache: RefCell<Option<(Vec<f64>, ThreeStepSolution)>>,
+    cache: LastPoint<ThreeStepSolution>,
 }
 
 impl<'a> ThreeStepSaa<'a> {
@@ -1101,7 +1099,7 @@ impl<'a> ThreeStepSaa<'a> {
             blocks,
             hints: Vec::new(),
             cfg,
-            cache: RefCell::new(None),
+            cache: LastPoint::new(),
         })
     }
 
@@ -1117,7 +1115,7 @@ impl<'a> ThreeStepSaa<'a> {
             self.bounds.check_point("hint", h)?;
         }
         self.hints = hints;
-        *self.cache.borrow_mut() = None;
+        self.cache.clear();
         Ok(())
     }
 
@@ -1128,10 +1126,8 @@ impl<'a> ThreeStepSaa<'a> {
     /// [`Error::DimensionMismatch`] / [`Error::NonFinite`] for a bad `x`,
     /// [`Error::NotPositiveDefinite`] when a fantasy duplicates a noise-free input.
     pub fn evaluate(&self, x: &[f64]) -> Result<ThreeStepSolution> {
-        if let Some((cx, sol)) = self.cache.borrow().as_ref()
-            && cx.as_slice() == x
-        {
-            return Ok(sol.clone());
+        if let Some(sol) = self.cache.get(x) {
+            return Ok(sol);
         }
         self.bounds.check_point("x", x)?;
         let (mu, var) = self.gp.post(x);
@@ -1151,7 +1147,7 @@ impl<'a> ThreeStepSaa<'a> {
                     bounds: &self.bounds,
                     raw: &self.samples.raw,
                     cfg: &self.cfg,
-                    last: RefCell::new(None),
+                    last: LastPoint::new(),
                 };
                 let mut starts = top_k(
                     &self.samples.raw,
@@ -1182,7 +1178,7 @@ impl<'a> ThreeStepSaa<'a> {
             x1,
             x2,
         };
-        *self.cache.borrow_mut() = Some((x.to_vec(), sol.clone()));
+        self.cache.set(x, &sol);
         Ok(sol)
     }
 
@@ -1213,7 +1209,7 @@ impl<'a> ThreeStepSaa<'a> {
                     bounds: &self.bounds,
                     raw: &self.samples.raw,
                     cfg: &self.cfg,
-                    last: RefCell::new(None),
+                    last: LastPoint::new(),
                 };
                 v += mid.fixed(&x1[i][b], &x2[i][b]);
             }
@@ -1299,8 +1295,30 @@ pub fn three_step_value(
     Ok((sol.value, sol.stage_values))
 }
 
-/// A middle-stage solve: `x₁`, the stage value, the last-stage maximisers.
-type MiddleSolve = (Vec<f64>, f64, Vec<Vec<f64>>);
+/// A middle-stage solve: the stage value and the last-stage maximisers.
+type MiddleSolve = (f64, Vec<Vec<f64>>);
+
+/// The result at the last point evaluated. L-BFGS asks for the value and
+/// the gradient at the same point, so one solve serves both.
+struct LastPoint<S>(RefCell<Option<(Vec<f64>, S)>>);
+
+impl<S: Clone> LastPoint<S> {
+    fn new() -> Self {
+        LastPoint(RefCell::new(None))
+    }
+    fn get(&self, x: &[f64]) -> Option<S> {
+        match self.0.borrow().as_ref() {
+            Some((cx, s)) if cx.as_slice() == x => Some(s.clone()),
+            _ => None,
+        }
+    }
+    fn set(&self, x: &[f64], s: &S) {
+        *self.0.borrow_mut() = Some((x.to_vec(), s.clone()));
+    }
+    fn clear(&self) {
+        *self.0.borrow_mut() = None;
+    }
+}
 
 struct MiddleStage<'a> {
     gp: &'a ExactGp,
@@ -1309,21 +1327,19 @@ struct MiddleStage<'a> {
     bounds: &'a Bounds,
     raw: &'a [Vec<f64>],
     cfg: &'a SaaConfig,
-    /// The last solve (L-BFGS asks for the value and the gradient at the same point).
-    last: RefCell<Option<MiddleSolve>>,
+    /// The last solve.
+    last: LastPoint<MiddleSolve>,
 }
 
 impl MiddleStage<'_> {
     /// Stage value and the last-stage maximisers (cached for the last `x₁`).
     fn solve(&self, x1: &[f64]) -> (f64, Vec<Vec<f64>>) {
-        if let Some((cx, v, xs)) = self.last.borrow().as_ref()
-            && cx.as_slice() == x1
-        {
-            return (*v, xs.clone());
+        if let Some(s) = self.last.get(x1) {
+            return s;
         }
-        let (v, xs) = self.solve_uncached(x1);
-        *self.last.borrow_mut() = Some((x1.to_vec(), v, xs.clone()));
-        (v, xs)
+        let s = self.solve_uncached(x1);
+        self.last.set(x1, &s);
+        s
     }
 
     fn solve_uncached(&self, x1: &[f64]) -> (f64, Vec<Vec<f64>>) {
