@@ -6,15 +6,19 @@
 
 use crate::runner::{BoxError, Budget, Context, Figure, Outcome, Plot, Reproduction, Series};
 use diffusion_tempering::models::{LotkaVolterra, Pendulum};
-use diffusion_tempering::rk::{L2Loss, RkConfig};
+use diffusion_tempering::rk::{L2Form, L2Loss, RkConfig};
 use diffusion_tempering::{
-    Bounds, FenrirLikelihood, FilterConfig, FitReport, Grid, L2Fit, LearnedDiffusionFit,
-    Observations, OdeModel, Schedule, TemperedFit, fit_many, metrics, simulate,
+    Bounds, FenrirLikelihood, FilterConfig, FitReport, Grid, L2Fit, LbfgsConfig,
+    LearnedDiffusionFit, Observations, OdeModel, Schedule, TemperedFit, fit_many, metrics,
+    simulate,
 };
 use mlcore::sampling::seeded;
 
 /// The reproduction registered as `diffusion-tempering`.
 pub struct DiffusionTempering;
+
+/// Restart rounds per fit at the quick budget (logistic box map).
+pub const QUICK_ROUNDS: usize = 3;
 
 /// Convergence threshold on the relative parameter RMSE (the paper's 5 %).
 pub const TOL: f64 = 0.05;
@@ -55,29 +59,78 @@ fn summarise(res: &[diffusion_tempering::Result<FitReport>], truth: &[f64]) -> (
     (conv / n, iters / n, med)
 }
 
-/// The Lotka–Volterra schedule used here for a solver step `dt`: one stage
-/// per decade from `κ²₀ = 10¹⁶·(0.02/dt)⁷` down to 1, i.e. a fixed process
-/// noise per step `κ²₀·dt⁷ ≈ 1.3·10⁴` (q = 3).
+/// The Lotka–Volterra schedule of the quick budget for a solver step `dt`:
+/// one stage per decade from `κ²₀ = 10¹⁶·(0.02/dt)⁷` down to 1, i.e. a
+/// fixed process noise per step `κ²₀·dt⁷ ≈ 1.3·10⁴` (q = 3).
 ///
-/// Deviation from the paper's `10²⁰ → 1`: with this crate's likelihood
-/// (which agrees with probdiffeq's to 1e-14 up to κ² = 10²⁰), the Lotka–
-/// Volterra loss at κ²₀·dt⁷ ≈ 10⁶ (the paper's 10²⁰ at dt = 0.01) decreases
-/// towards small β over the whole prior box, and converged first stages
-/// carry most starts into the region where the prey explodes; measured on 8
-/// starts at dt = 0.01 with converged stages, 1 of 8 reached the truth,
-/// against 5 of 8 from 10¹⁶ at dt = 0.02.
+/// Deviation from the paper's `10²⁰ → 1`, needed by the crate's default
+/// optimiser (logistic box map): from κ²₀·dt⁷ ≈ 10⁶ (the paper's 10²⁰ at
+/// dt = 0.01) its first stages carry most starts to small β, where the prey
+/// explodes; measured on 8 starts at dt = 0.01, 1 of 8 reached the truth,
+/// against 5 of 8 from 10¹⁶ at dt = 0.02. The official optimiser
+/// (`TemperedFit::official`, the full budget) converges from 10²⁰.
 pub fn lv_schedule(dt: f64) -> Result<Schedule, BoxError> {
     let start = 1e16 * (0.02 / dt).powi(7);
     let stages = start.log10().round().max(1.0) as usize + 1;
     Ok(Schedule::geometric(start, 1.0, stages)?)
 }
 
-/// Runs tempering, L2/RK (and, if `learned`, Fenrir with learned κ²) from
-/// `starts` uniform starts in the prior box.
+/// The three estimators compared, with their settings.
+#[derive(Debug, Clone)]
+pub struct Estimators {
+    /// Diffusion tempering.
+    pub tempering: TemperedFit,
+    /// The L2 baseline on an RK solution.
+    pub l2: L2Fit,
+    /// Scale of the L2 loss.
+    pub l2_form: L2Form,
+    /// Fenrir with learned κ² (skipped when `None`).
+    pub learned: Option<LearnedDiffusionFit>,
+}
+
+impl Estimators {
+    /// The official scripts' optimiser (Optim.jl's `Fminbox` around
+    /// `LBFGS(BackTracking())`) for all three, the L2 loss on the official
+    /// mean-squared scale, and the tempering schedule `schedule`.
+    pub fn official(schedule: Schedule, learned: bool) -> Self {
+        Estimators {
+            tempering: TemperedFit {
+                schedule,
+                ..TemperedFit::official()
+            },
+            l2: L2Fit::official(),
+            l2_form: L2Form::MeanSquared,
+            learned: learned.then(|| LearnedDiffusionFit {
+                lbfgs: LbfgsConfig::fminbox(1e-6),
+                ..LearnedDiffusionFit::default()
+            }),
+        }
+    }
+
+    /// The crate's defaults (logistic box map, restart `rounds`), the L2
+    /// loss as a Gaussian NLL, and the tempering schedule `schedule`.
+    pub fn logistic(schedule: Schedule, rounds: usize) -> Self {
+        let mut tempering = TemperedFit {
+            schedule,
+            ..TemperedFit::default()
+        };
+        tempering.stage.rounds = rounds;
+        tempering.last.rounds = rounds;
+        Estimators {
+            tempering,
+            l2: L2Fit::default(),
+            l2_form: L2Form::GaussianNll,
+            learned: None,
+        }
+    }
+}
+
+/// Runs tempering, L2/RK (and Fenrir with learned κ² if set) from `starts`
+/// uniform starts in the prior box.
 #[allow(clippy::too_many_arguments)]
 pub fn compare<M: OdeModel + Clone + Send>(
     ctx: &Context,
-    tempering: &TemperedFit,
+    est: &Estimators,
     model: M,
     truth: &[f64],
     bounds: &Bounds,
@@ -85,7 +138,6 @@ pub fn compare<M: OdeModel + Clone + Send>(
     dt: f64,
     observed: &[usize],
     starts: usize,
-    learned: bool,
     seed: u64,
 ) -> Result<Rates, BoxError> {
     let grid = Grid::uniform(0.0, t1, dt)?;
@@ -101,33 +153,30 @@ pub fn compare<M: OdeModel + Clone + Send>(
         &mut rng,
     )?;
     let lik = FenrirLikelihood::new(model.clone(), obs.clone(), grid, FilterConfig::default())?;
-    let l2 = L2Loss::new(model, obs, 0.0, RkConfig::default())?;
+    let l2 = L2Loss::new(model, obs, 0.0, RkConfig::default())?.with_form(est.l2_form);
     let inits = bounds.sample(starts, &mut rng);
     let temp = fit_many(&inits, |x| {
-        let r = tempering.run(&lik, bounds, x);
+        let r = est.tempering.run(&lik, bounds, x);
         ctx.step();
         r
     });
     let rk = fit_many(&inits, |x| {
-        let r = L2Fit::default().run(&l2, bounds, x);
+        let r = est.l2.run(&l2, bounds, x);
         ctx.step();
         r
     });
-    let lf = if learned {
-        fit_many(&inits, |x| {
-            let r = LearnedDiffusionFit::default().run(&lik, bounds, x);
-            ctx.step();
-            r
-        })
-    } else {
-        Vec::new()
-    };
     let a = summarise(&temp, truth);
     let b = summarise(&rk, truth);
-    let c = if learned {
-        summarise(&lf, truth)
-    } else {
-        (f64::NAN, f64::NAN, f64::NAN)
+    let c = match &est.learned {
+        Some(fit) => summarise(
+            &fit_many(&inits, |x| {
+                let r = fit.run(&lik, bounds, x);
+                ctx.step();
+                r
+            }),
+            truth,
+        ),
+        None => (f64::NAN, f64::NAN, f64::NAN),
     };
     Ok(Rates {
         conv: [a.0, b.0, c.0],
@@ -205,20 +254,27 @@ impl Reproduction for DiffusionTempering {
     }
 
     fn run(&self, ctx: &Context) -> Result<Outcome, BoxError> {
-        let (n_pend, n_lv, lv_dt, learned, rounds) = match ctx.budget() {
-            Budget::Quick => (4, 6, 0.04, false, 3),
-            Budget::Full => (100, 100, 0.01, true, diffusion_tempering::optimize::ROUNDS),
+        let full = ctx.budget() == Budget::Full;
+        let (n_pend, n_lv, lv_dt) = if full { (100, 100, 0.01) } else { (4, 6, 0.04) };
+        let (pend_est, lv_est) = if full {
+            (
+                Estimators::official(Schedule::default(), true),
+                Estimators::official(Schedule::default(), true),
+            )
+        } else {
+            (
+                Estimators::logistic(Schedule::default(), QUICK_ROUNDS),
+                Estimators::logistic(lv_schedule(lv_dt)?, QUICK_ROUNDS),
+            )
         };
+        let learned = pend_est.learned.is_some();
         let per = if learned { 3 } else { 2 };
         ctx.set_steps((per * (n_pend + n_lv)) as u64 + 1);
         let seed = ctx.seed();
         ctx.set_message("pendulum");
-        let mut pend_fit = TemperedFit::default();
-        pend_fit.stage.rounds = rounds;
-        pend_fit.last.rounds = rounds;
         let pend = compare(
             ctx,
-            &pend_fit,
+            &pend_est,
             Pendulum::default(),
             &Pendulum::TRUE_PARAMS,
             &Pendulum::bounds(),
@@ -226,20 +282,13 @@ impl Reproduction for DiffusionTempering {
             0.01,
             &[0],
             n_pend,
-            learned,
             seed,
         )?;
         ctx.set_message("Lotka–Volterra (α, β)");
         let lv = LotkaVolterra::two_param();
-        let mut lv_fit = TemperedFit {
-            schedule: lv_schedule(lv_dt)?,
-            ..TemperedFit::default()
-        };
-        lv_fit.stage.rounds = rounds;
-        lv_fit.last.rounds = rounds;
         let lvr = compare(
             ctx,
-            &lv_fit,
+            &lv_est,
             lv,
             &lv.true_params(),
             &lv.bounds(),
@@ -247,7 +296,6 @@ impl Reproduction for DiffusionTempering {
             lv_dt,
             &[0],
             n_lv,
-            learned,
             seed + 1,
         )?;
         ctx.set_message("loss landscape");
@@ -297,37 +345,42 @@ impl Reproduction for DiffusionTempering {
             figures.push(Figure::new(name, *c as f64));
         }
         let held = pend.conv[0] > pend.conv[1] && lvr.conv[0] > lvr.conv[1];
-        let lv_k0 = lv_fit.schedule.kappa2()[0];
-        let lv_stages = lv_fit.schedule.kappa2().len();
-        let mut notes = vec![
-            format!(
-                "{n_pend} pendulum starts (l ~ U(0.1, 10); 1001 angle observations, σ² = 0.1, dt = 0.01) and {n_lv} \
-                 Lotka–Volterra starts ((α, β) ~ U(1e-3, 5)²; prey observed on [0, 20] every {lv_dt}, σ² = 0.1). \
-                 Tempering: EK1, q = 3, argmin L-BFGS (m = 10, backtracking, logistic box map), each stage \
-                 restarted in up to {rounds} rounds until it stops improving (the official scripts' Fminbox outer \
-                 loop); the L2 baseline is restarted the same way (up to 10 rounds). Pendulum schedule: κ² = 1e20 → 1 \
-                 in 21 stages (the paper's)."
-            ),
-            format!(
-                "Lotka–Volterra schedule: κ² = {lv_k0:.1e} → 1 in {lv_stages} stages, i.e. κ²₀·dt⁷ ≈ 1.3e4, instead of \
-                 the paper's 1e20 (κ²₀·dt⁷ = 1e6 at dt = 0.01). With the paper's start this crate's likelihood (equal \
-                 to probdiffeq's to 1e-14 up to κ² = 1e20) decreases towards small β over the whole box, and \
-                 converged first stages carry most starts to where the prey explodes: 1 of 8 starts converged at the \
-                 paper's settings (dt = 0.01, 21 stages) against 5 of 8 from 1e16 at dt = 0.02. Why the official \
-                 Julia runs do not suffer from this is not established."
-            ),
+        let lv_k0 = lv_est.tempering.schedule.kappa2()[0];
+        let lv_stages = lv_est.tempering.schedule.kappa2().len();
+        let mut notes = vec![format!(
+            "{n_pend} pendulum starts (l ~ U(0.1, 10); 1001 angle observations, σ² = 0.1, dt = 0.01) and {n_lv} \
+             Lotka–Volterra starts ((α, β) ~ U(1e-3, 5)²; prey observed on [0, 20] every {lv_dt}, σ² = 0.1). \
+             Tempering: EK1, q = 3. Pendulum schedule κ² = 1e20 → 1 in 21 stages (the paper's); Lotka–Volterra \
+             κ² = {lv_k0:.1e} → 1 in {lv_stages} stages."
+        )];
+        if full {
+            notes.push(
+                "Optimiser: the official scripts' (Optim.jl 1.7 `Fminbox(LBFGS(linesearch = BackTracking()))`, \
+                 reproduced step by step by `BoxMethod::Barrier`: θ rescaled to [0, 1], log barrier, \
+                 preconditioned L-BFGS, cubic backtracking from the unit step, reltol 1e-3 per stage and 1e-6 at \
+                 the last) for tempering, the L2 baseline (on the official mean-squared loss) and learned κ²."
+                    .to_string(),
+            );
+        } else {
+            notes.push(format!(
+                "Quick budget: few starts (the rates are coarse), LV data every {lv_dt} instead of 0.01, no \
+                 learned-κ² baseline, and the crate's default optimiser instead of the official one: argmin \
+                 L-BFGS on a logistic box map, restarted in up to {QUICK_ROUNDS} rounds per tempering stage (10 for \
+                 the L2 fit). The official \
+                 optimiser (`TemperedFit::official()`, run by `--budget full`) makes ≈ 35 line-search evaluations \
+                 per iteration on Lotka–Volterra at dt = 0.01, about 5 CPU-minutes per start; the crate example \
+                 `lv_official` runs it, with measured rates in docs/perf.md. With the logistic map the \
+                 Lotka–Volterra schedule must start lower (κ²₀·dt⁷ ≈ 1.3e4 instead of the paper's 1e6 at \
+                 dt = 0.01): from the paper's 1e20 its first stages carry most starts to small β, where the prey \
+                 explodes (1 of 8 converged at the paper's settings), while the official optimiser converges from \
+                 there."
+            ));
+        }
+        notes.push(
             "The paper's RK baseline runs RadauIIA5; here an adaptive Dormand–Prince 5(4) at rtol = atol = 1e-8 \
              (the systems are not stiff on the prior box)."
                 .to_string(),
-        ];
-        if ctx.budget() == Budget::Quick {
-            notes.push(
-                "Quick budget: few starts (the rates are coarse), 3 restart rounds per stage instead of 10, LV data \
-                 every 0.04 instead of 0.01, and no learned-κ² baseline; `--budget full` runs 100 starts of each \
-                 with dt = 0.01."
-                    .to_string(),
-            );
-        }
+        );
         Ok(Outcome {
             held,
             figures,

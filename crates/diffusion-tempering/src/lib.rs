@@ -30,32 +30,33 @@
 //! | Fenrir NLL and its gradient (forward-mode duals) | [`FenrirLikelihood`] |
 //! | tempering schedule `10²⁰ → 1`, 21 stages | [`Schedule`] |
 //! | tempered L-BFGS, stopping rules, "ours+" | [`TemperedFit`], [`LbfgsConfig`], [`EarlyStop`] |
+//! | the official optimiser, Optim.jl's `Fminbox(LBFGS(BackTracking()))` | [`BoxMethod::Barrier`], [`fminbox`], [`TemperedFit::official`] |
 //! | baselines: L2 on an RK solution; Fenrir with learned `κ²` | [`L2Fit`] + [`rk::L2Loss`], [`LearnedDiffusionFit`] |
 //! | systems: pendulum, Lotka–Volterra, FitzHugh–Nagumo, Hodgkin–Huxley (one and two compartments) | [`models`] |
 //! | relative parameter RMSE, convergence within 5 % | [`metrics`] |
 //!
 //! ## Notes on reproducing the official runs
 //!
-//! * **Stage stopping.** The official scripts pass box bounds with
+//! * **The optimiser matters.** The official scripts pass box bounds with
 //!   `LBFGS(linesearch=BackTracking())`, so OptimizationOptimJL wraps it in
-//!   Optim.jl's `Fminbox`; its outer loop restarts L-BFGS until a restart
-//!   changes nothing (outer tolerances 0), so each tempering stage is
-//!   minimised to convergence — the per-stage `reltol` only ends the inner
-//!   runs, and `abstol` is ignored. A single L-BFGS run with the paper's
-//!   loss-change rule stops most stages after one iteration (≈ 30 iterations
-//!   in all, against the paper's 304–411) and leaves Lotka–Volterra
-//!   unsolved. The estimators here restart L-BFGS in rounds
-//!   ([`LbfgsConfig::rounds`], default [`optimize::ROUNDS`]).
-//! * **Where the schedule starts.** The process noise of one step is
-//!   `∝ κ²·h⁷` (q = 3). On Lotka–Volterra (prey observed, h = 0.01) the
-//!   loss at the paper's `κ² = 10²⁰` — identical here and in probdiffeq to
-//!   1e-14 — decreases towards small β over the whole prior box, and
-//!   converged first stages carry most starts into the region where the
-//!   prey explodes and the loss is numerically rough: 1 of 8 starts
-//!   converged at the paper's settings, against 5 of 8 when the schedule
-//!   starts at `κ²₀·h⁷ ≈ 10⁴`. The runner uses the latter for
-//!   Lotka–Volterra; why the official Julia runs do not suffer from this is
-//!   not established.
+//!   Optim.jl's `Fminbox`: θ rescaled to `[0, 1]`, a log barrier whose
+//!   weight shrinks 1000-fold per outer round, L-BFGS preconditioned by the
+//!   barrier Hessian (no `sᵀy/yᵀy` scaling), cubic backtracking from the
+//!   unit step, per-stage `reltol` met twice in a row (`abstol` is ignored),
+//!   outer rounds until nothing changes. [`BoxMethod::Barrier`] (module
+//!   [`fminbox`]) reproduces it step by step, and
+//!   [`TemperedFit::official`] / [`L2Fit::official`] use it with the
+//!   scripts' tolerances. It makes many line-search evaluations (≈ 35 per
+//!   iteration on Lotka–Volterra, ≈ 5 CPU-minutes per start at dt = 0.01),
+//!   so the crate's default is a cheaper optimiser ([`BoxMethod::Logistic`]:
+//!   argmin's L-BFGS on a logistic box map, restarted in rounds).
+//! * **Where the schedule starts.** With the default optimiser, the paper's
+//!   `κ² = 10²⁰` is too large for Lotka–Volterra at h = 0.01 (the process
+//!   noise per step is `∝ κ²·h⁷`): the loss there decreases towards small β
+//!   over the whole box and converged first stages carry most starts to
+//!   where the prey explodes (1 of 8 starts converged, against 5 of 8 from
+//!   `κ²₀·h⁷ ≈ 10⁴`). The official optimiser converges from `10²⁰`
+//!   (example `lv_official`; rates in the repository's docs/perf.md).
 //!
 //! Square-root Kalman steps ([`sqrt::kalman_update`], [`sqrt::qr_in_place`])
 //! are generic over the scalar and independent of ODEs.
@@ -83,6 +84,7 @@
 pub mod data;
 pub mod error;
 pub mod filter;
+pub mod fminbox;
 pub mod likelihood;
 pub mod metrics;
 pub mod model;
@@ -98,8 +100,8 @@ pub use filter::{FilterConfig, Linearization, OdeFilter, Solution};
 pub use likelihood::FenrirLikelihood;
 pub use model::{OdeModel, Scalar};
 pub use optimize::{
-    Bounds, EarlyStop, FitReport, L2Fit, LbfgsConfig, LearnedDiffusionFit, Objective, Schedule,
-    StageReport, StageTol, TemperedFit, fit_many, minimize, simulate,
+    Bounds, BoxMethod, EarlyStop, FitReport, L2Fit, LbfgsConfig, LearnedDiffusionFit, Objective,
+    Schedule, StageReport, StageTol, TemperedFit, fit_many, minimize, simulate,
 };
 
 impl<M: OdeModel> OdeModel for &M {

@@ -127,6 +127,29 @@ impl Bounds {
         (th, jac)
     }
 
+    /// `θ` with every coordinate closer than [`NUDGE`] of the width to a
+    /// bound moved inside by that amount (the official
+    /// `bump_if_near_bounds`, applied at the start of every tempering
+    /// stage).
+    pub fn bump(&self, theta: &[f64]) -> Vec<f64> {
+        theta
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                let w = self.hi[i] - self.lo[i];
+                let x = (v - self.lo[i]) / w;
+                let x = if x < NUDGE {
+                    x + NUDGE
+                } else if 1.0 - x < NUDGE {
+                    x - NUDGE
+                } else {
+                    x
+                };
+                self.lo[i] + w * x
+            })
+            .collect()
+    }
+
     /// `n` starts drawn uniformly from the box (the paper's prior).
     pub fn sample<R: Rng + ?Sized>(&self, n: usize, rng: &mut R) -> Vec<Vec<f64>> {
         (0..n)
@@ -210,14 +233,25 @@ pub struct StageTol {
     pub rel: f64,
 }
 
-/// The "ours+" early stop: end a stage when the loss changed by less than
-/// `delta` over the last `window` iterations.
+/// The "ours+" early stop: end a stage when each of the last `window`
+/// loss changes (iteration to iteration) is below `delta`, as the official
+/// callback does (`all(abs.(diff(losses))[end-2:end] .< 0.1)`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EarlyStop {
-    /// Iterations looked back.
+    /// Consecutive changes looked at.
     pub window: usize,
     /// Loss change below which the stage ends.
     pub delta: f64,
+}
+
+impl EarlyStop {
+    /// Whether the loss history `h` (oldest first) triggers the stop.
+    pub fn triggered(&self, h: &[f64]) -> bool {
+        h.len() > self.window
+            && h[h.len() - 1 - self.window..]
+                .windows(2)
+                .all(|w| (w[0] - w[1]).abs() < self.delta)
+    }
 }
 
 impl Default for EarlyStop {
@@ -243,7 +277,8 @@ pub struct LbfgsConfig {
     /// Optional "ours+" early stop.
     pub early_stop: Option<EarlyStop>,
     /// How many consecutive iterations must satisfy `tol` before stopping
-    /// (1: the first one does, as in Optim.jl).
+    /// (1: the first one does; Optim.jl's default `successive_f_tol = 1`
+    /// corresponds to 2).
     pub patience: usize,
     /// Longest step (Euclidean norm, unconstrained coordinates) a search
     /// direction may take before backtracking; the first direction of each
@@ -264,6 +299,28 @@ pub struct LbfgsConfig {
     /// (`|Δℓ| ≤ abs + rel·|ℓ|`; `Fminbox` uses `0`, i.e. exact
     /// stagnation).
     pub round_tol: StageTol,
+    /// How the box is handled (default [`BoxMethod::Logistic`]).
+    pub box_method: BoxMethod,
+}
+
+/// How [`minimize`] and the estimators keep `θ` in its box.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BoxMethod {
+    /// `θ = lo + (hi − lo)·σ(u)` and argmin's unconstrained L-BFGS on `u`
+    /// (backtracking Armijo search, steps capped at
+    /// [`LbfgsConfig::max_step`]); restart rounds as
+    /// [`LbfgsConfig::rounds`] says.
+    #[default]
+    Logistic,
+    /// Optim.jl's `Fminbox(LBFGS(linesearch = BackTracking()))`, the
+    /// optimiser of the official scripts: `θ` rescaled linearly to
+    /// `[0, 1]`, a log barrier whose weight shrinks by `10⁻³` per outer
+    /// round, L-BFGS preconditioned by the barrier's Hessian, cubic
+    /// backtracking from the unit step (see [`crate::fminbox`]). Here
+    /// `rounds` caps the outer rounds, `round_tol` is the outer loss
+    /// tolerance, `tol`/`patience`/`grad_tol`/`max_iters` apply to each inner
+    /// L-BFGS run, and `max_step` is not used.
+    Barrier,
 }
 
 impl Default for LbfgsConfig {
@@ -283,6 +340,31 @@ impl Default for LbfgsConfig {
             max_step: 1.0,
             rounds: 1,
             round_tol: StageTol { abs: 0.0, rel: 0.0 },
+            box_method: BoxMethod::Logistic,
+        }
+    }
+}
+
+impl LbfgsConfig {
+    /// The settings the official scripts end up with: Optim.jl 1.7's
+    /// `Fminbox` defaults around `LBFGS(linesearch = BackTracking())`
+    /// ([`BoxMethod::Barrier`], memory 10, `g_abstol = 10⁻⁸`, at most 1000
+    /// inner iterations and 1000 outer rounds, outer tolerances 0) with
+    /// `f_reltol = rel` — OptimizationOptimJL maps `reltol` to `f_tol` and
+    /// ignores `abstol` — met in 2 consecutive iterations
+    /// (`successive_f_tol = 1`).
+    pub fn fminbox(rel: f64) -> Self {
+        LbfgsConfig {
+            memory: 10,
+            grad_tol: 1e-8,
+            tol: StageTol { abs: 0.0, rel },
+            max_iters: 1000,
+            early_stop: None,
+            patience: 2,
+            max_step: 1.0,
+            rounds: 1000,
+            round_tol: StageTol { abs: 0.0, rel: 0.0 },
+            box_method: BoxMethod::Barrier,
         }
     }
 }
@@ -490,8 +572,7 @@ impl<O, S: Solver<O, St>> Solver<O, St> for Staged<S> {
             return TerminationStatus::Terminated(TerminationReason::SolverConverged);
         }
         if let Some(e) = self.early
-            && h.len() > e.window
-            && (h[h.len() - 1 - e.window] - h[h.len() - 1]).abs() < e.delta
+            && e.triggered(h)
         {
             return TerminationStatus::Terminated(TerminationReason::SolverConverged);
         }
@@ -499,15 +580,13 @@ impl<O, S: Solver<O, St>> Solver<O, St> for Staged<S> {
     }
 }
 
-/// Minimises `obj` over `bounds` from `init` with L-BFGS (backtracking
-/// Armijo line search, argmin) in the unconstrained coordinates
-/// `u = logit((θ − lo)/(hi − lo))`.
-///
-/// Deviation: the official scripts use a box-constrained L-BFGS on θ
-/// rescaled to `[0, 1]`; the logistic reparametrisation is used here so that
-/// argmin's unconstrained L-BFGS applies (same box, same starts, starts near
-/// a bound nudged in by `10⁻⁴` of the width). A point where the loss fails
-/// (e.g. NaN in the ODE) counts as `+∞` for the line search.
+/// Minimises `obj` over `bounds` from `init` with L-BFGS, the box handled
+/// as `cfg.box_method` says: [`BoxMethod::Logistic`] (argmin's L-BFGS with
+/// a backtracking Armijo search in `u = logit((θ − lo)/(hi − lo))`, starts
+/// near a bound nudged in by `10⁻⁴` of the width) or
+/// [`BoxMethod::Barrier`] (Optim.jl's `Fminbox`, as the official scripts).
+/// A point where the loss fails (e.g. NaN in the ODE) counts as `+∞` for
+/// the line search.
 ///
 /// # Errors
 /// [`Error::ParamOutOfBounds`] / [`Error::DimensionMismatch`] for a start
@@ -521,6 +600,9 @@ pub fn minimize<O: Objective>(
 ) -> Result<LocalFit> {
     cfg.check()?;
     bounds.check(init)?;
+    if cfg.box_method == BoxMethod::Barrier {
+        return crate::fminbox::minimize_barrier(obj, bounds, init, cfg, &mut Vec::new());
+    }
     let u0 = bounds.to_unconstrained(init);
     let (th0, _) = bounds.from_unconstrained(&u0);
     obj.value(&th0)?;
@@ -789,7 +871,8 @@ pub struct TemperedFit {
 /// OptimizationOptimJL). Each stage is therefore minimised to convergence,
 /// not stopped after the first small step. Here at most `ROUNDS` restarts
 /// run, and they end once a whole round lowers the loss by at most
-/// [`ROUND_REL_TOL`]`·|ℓ|`.
+/// [`ROUND_REL_TOL`]`·|ℓ|`. [`TemperedFit::official`] runs the `Fminbox`
+/// itself ([`BoxMethod::Barrier`]).
 pub const ROUNDS: usize = 10;
 
 /// Relative loss decrease of a whole restart round below which the
@@ -829,21 +912,43 @@ impl Default for TemperedFit {
 }
 
 impl TemperedFit {
-    /// "ours+": intermediate tolerances `10⁻¹` and the early stop (loss
-    /// change `< 0.1` over 3 iterations) in every stage.
+    /// The official scripts' optimiser: [`LbfgsConfig::fminbox`] with
+    /// `reltol` `10⁻³` at the intermediate stages and `10⁻⁶` at the last,
+    /// the default schedule `10²⁰ → 1`.
+    pub fn official() -> Self {
+        TemperedFit {
+            schedule: Schedule::default(),
+            stage: LbfgsConfig::fminbox(1e-3),
+            last: LbfgsConfig::fminbox(1e-6),
+        }
+    }
+
+    /// "ours+": intermediate tolerances `10⁻¹` and the early stop (three
+    /// consecutive loss changes `< 0.1`) in every stage but the last, which
+    /// keeps `10⁻⁹/10⁻⁶` (as the official `low_tol` scripts).
     pub fn plus() -> Self {
-        let e = Some(EarlyStop::default());
         TemperedFit {
             schedule: Schedule::default(),
             stage: LbfgsConfig {
                 tol: StageTol { abs: 0.1, rel: 0.1 },
-                early_stop: e,
+                early_stop: Some(EarlyStop::default()),
                 ..LbfgsConfig::default()
             },
-            last: LbfgsConfig {
-                early_stop: e,
-                ..LbfgsConfig::default()
+            last: LbfgsConfig::default(),
+        }
+    }
+
+    /// "ours+" with the official optimiser: [`LbfgsConfig::fminbox`] with
+    /// `reltol = 10⁻¹` and the early stop at the intermediate stages,
+    /// `10⁻⁶` and no early stop at the last.
+    pub fn plus_official() -> Self {
+        TemperedFit {
+            schedule: Schedule::default(),
+            stage: LbfgsConfig {
+                early_stop: Some(EarlyStop::default()),
+                ..LbfgsConfig::fminbox(1e-1)
             },
+            last: LbfgsConfig::fminbox(1e-6),
         }
     }
 
@@ -868,7 +973,7 @@ impl TemperedFit {
         self.stage.check()?;
         self.last.check()?;
         bounds.check(init)?;
-        let mut u = bounds.to_unconstrained(init);
+        let mut theta = init.to_vec();
         let mut stages = Vec::new();
         let mut iters = 0;
         let (mut evals, mut grad_evals) = (0, 0);
@@ -882,7 +987,9 @@ impl TemperedFit {
                 &self.stage
             };
             let obj = FenrirAt { lik, kappa2: k };
-            let (th, _) = bounds.from_unconstrained(&u);
+            // Each stage starts inside the box by at least `NUDGE` of its
+            // width, as the official `bump_if_near_bounds` does.
+            let th = bounds.bump(&theta);
             if let Err(e) = obj.value(&th) {
                 stages.push(StageReport {
                     kappa2: k,
@@ -895,16 +1002,21 @@ impl TemperedFit {
                 continue;
             }
             last_err = None;
-            let (fit, _) = minimize_u(&obj, bounds, u.clone(), cfg, first_step)?;
-            // Each stage starts inside the box by at least `NUDGE` of its
-            // width, as the official `bump_if_near_bounds` does.
-            let u_new = bounds.to_unconstrained(&fit.params);
+            let fit = match cfg.box_method {
+                BoxMethod::Logistic => {
+                    let u = bounds.to_unconstrained(&th);
+                    let (fit, u_new) = minimize_u(&obj, bounds, u.clone(), cfg, first_step)?;
+                    first_step = dist(&u_new, &u).clamp(1e-3, cfg.max_step);
+                    fit
+                }
+                BoxMethod::Barrier => {
+                    crate::fminbox::minimize_barrier(&obj, bounds, &th, cfg, &mut Vec::new())?
+                }
+            };
             iters += fit.iters;
             evals += fit.evals + 1;
             grad_evals += fit.grad_evals;
-            let moved = dist(&u_new, &u);
-            first_step = moved.clamp(1e-3, cfg.max_step);
-            u = u_new;
+            theta.clone_from(&fit.params);
             stages.push(StageReport {
                 kappa2: k,
                 loss: fit.loss,
@@ -1001,6 +1113,15 @@ impl Default for L2Fit {
 }
 
 impl L2Fit {
+    /// The official scripts' optimiser: [`LbfgsConfig::fminbox`] with
+    /// `reltol = 10⁻⁶` (their default). Pair it with
+    /// [`crate::rk::L2Form::MeanSquared`] for the official loss scale.
+    pub fn official() -> Self {
+        L2Fit {
+            lbfgs: LbfgsConfig::fminbox(1e-6),
+        }
+    }
+
     /// Runs the fit from `init`.
     ///
     /// # Errors

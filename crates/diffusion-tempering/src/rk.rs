@@ -175,6 +175,19 @@ pub struct L2Loss<M> {
     obs: Observations,
     t0: f64,
     cfg: RkConfig,
+    form: L2Form,
+}
+
+/// The scale of [`L2Loss`]. The minimiser is the same; a scale-dependent
+/// optimiser (unit first step, as Optim.jl's) behaves differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum L2Form {
+    /// `½ Σ‖r‖²/σ² + (K k/2) log(2πσ²)` (default).
+    #[default]
+    GaussianNll,
+    /// `Σ‖r‖² / K` over the `K` data times: the official scripts'
+    /// `sum(abs2, u_data − u_est) / length(sol)`.
+    MeanSquared,
 }
 
 impl<M: OdeModel> L2Loss<M> {
@@ -200,7 +213,13 @@ impl<M: OdeModel> L2Loss<M> {
             obs,
             t0,
             cfg,
+            form: L2Form::GaussianNll,
         })
+    }
+
+    /// This loss with scale `form`.
+    pub fn with_form(self, form: L2Form) -> Self {
+        L2Loss { form, ..self }
     }
 
     fn generic<T: Scalar>(&self, p: &[T]) -> Result<T> {
@@ -219,7 +238,12 @@ impl<M: OdeModel> L2Loss<M> {
             }
         }
         let n = (xs.len() * proj.nrows()) as f64;
-        Ok(acc * (0.5 / s2) + 0.5 * n * (2.0 * std::f64::consts::PI * s2).ln())
+        Ok(match self.form {
+            L2Form::GaussianNll => {
+                acc * (0.5 / s2) + 0.5 * n * (2.0 * std::f64::consts::PI * s2).ln()
+            }
+            L2Form::MeanSquared => acc * (1.0 / xs.len() as f64),
+        })
     }
 
     /// `ℓ₂(θ)`.
