@@ -396,3 +396,35 @@ impl Reproduction for DiffusionTempering {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::Budget;
+
+    /// The full budget's path (official optimiser for all three estimators)
+    /// on a small pendulum problem.
+    #[test]
+    fn official_estimators_run_end_to_end() {
+        let ctx = Context::new(Budget::Quick, 0, std::env::temp_dir());
+        let est = Estimators::official(Schedule::geometric(1e6, 1.0, 4).unwrap(), true);
+        let r = compare(
+            &ctx,
+            &est,
+            Pendulum::default(),
+            &Pendulum::TRUE_PARAMS,
+            &Pendulum::bounds(),
+            2.0,
+            0.05,
+            &[0],
+            2,
+            3,
+        )
+        .unwrap();
+        for i in 0..3 {
+            assert!((0.0..=1.0).contains(&r.conv[i]), "{r:?}");
+            assert!(r.iters[i] >= 1.0, "{r:?}");
+            assert!(r.rmse[i].is_finite(), "{r:?}");
+        }
+    }
+}
