@@ -19,8 +19,7 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use diffusion_tempering::models::LotkaVolterra;
-use diffusion_tempering::rk::{L2Loss, RkConfig};
-use diffusion_tempering::{FenrirLikelihood, FilterConfig, Grid, Observations, simulate};
+use diffusion_tempering::{FilterConfig, Grid, Synthetic};
 use mlcore::sampling::seeded;
 
 const ENDS: [f64; 3] = [5.0, 10.0, 20.0];
@@ -36,20 +35,16 @@ fn benches(c: &mut Criterion) {
     for t1 in ENDS {
         let grid = Grid::uniform(0.0, t1, 0.01).expect("valid grid");
         let steps = grid.len();
-        let proj = Observations::selector(&[0, 1], 2).expect("valid selector");
-        let obs = simulate(
-            &model,
+        let Synthetic { lik, l2 } = Synthetic::new(
+            model,
             &[1.5, 1.0],
-            0.0,
-            grid.times().to_vec(),
-            proj,
+            grid,
+            &[0, 1],
             0.1,
+            FilterConfig::default(),
             &mut seeded(7),
         )
-        .expect("simulates");
-        let lik = FenrirLikelihood::new(model, obs.clone(), grid, FilterConfig::default())
-            .expect("valid likelihood");
-        let l2 = L2Loss::new(model, obs, 0.0, RkConfig::default()).expect("valid loss");
+        .expect("valid problem");
         group.bench_with_input(BenchmarkId::new("value", steps), &lik, |b, lik| {
             b.iter(|| black_box(lik.nll(&THETA, 1.0).expect("finite")))
         });

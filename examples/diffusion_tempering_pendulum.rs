@@ -9,31 +9,23 @@
 //! `cargo run --release --example diffusion_tempering_pendulum`
 
 use diffusion_tempering::models::Pendulum;
-use diffusion_tempering::rk::{L2Loss, RkConfig};
-use diffusion_tempering::{
-    FenrirLikelihood, FilterConfig, Grid, L2Fit, Observations, TemperedFit, fit_many, metrics,
-    simulate,
-};
+use diffusion_tempering::{FilterConfig, Grid, L2Fit, Synthetic, TemperedFit, fit_many, metrics};
 use mlcore::sampling::seeded;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let model = Pendulum::default();
     let truth = Pendulum::TRUE_PARAMS;
     let bounds = Pendulum::bounds();
-    let grid = Grid::uniform(0.0, 10.0, 0.01)?;
-    let proj = Observations::selector(&[0], 2)?;
     let mut rng = seeded(2024);
-    let obs = simulate(
-        &model,
+    let Synthetic { lik, l2 } = Synthetic::new(
+        model,
         &truth,
-        0.0,
-        grid.times().to_vec(),
-        proj,
+        Grid::uniform(0.0, 10.0, 0.01)?,
+        &[0],
         0.1,
+        FilterConfig::default(),
         &mut rng,
     )?;
-    let lik = FenrirLikelihood::new(model, obs.clone(), grid, FilterConfig::default())?;
-    let l2 = L2Loss::new(model, obs, 0.0, RkConfig::default())?;
     let starts = bounds.sample(8, &mut rng);
     // 3 restart rounds per stage (the default is 10) keep this example under
     // a minute; the pendulum stages converge within them.

@@ -6,11 +6,10 @@
 
 use crate::runner::{BoxError, Budget, Context, Figure, Outcome, Plot, Reproduction, Series};
 use diffusion_tempering::models::{LotkaVolterra, Pendulum};
-use diffusion_tempering::rk::{L2Form, L2Loss, RkConfig};
+use diffusion_tempering::rk::L2Form;
 use diffusion_tempering::{
-    Bounds, FenrirLikelihood, FilterConfig, FitReport, Grid, L2Fit, LbfgsConfig,
-    LearnedDiffusionFit, Observations, OdeModel, Schedule, TemperedFit, fit_many, metrics,
-    simulate,
+    Bounds, FilterConfig, FitReport, Grid, L2Fit, LbfgsConfig, LearnedDiffusionFit, OdeModel,
+    Schedule, Synthetic, TemperedFit, fit_many, metrics,
 };
 use mlcore::sampling::seeded;
 
@@ -140,20 +139,17 @@ pub fn compare<M: OdeModel + Clone + Send>(
     starts: usize,
     seed: u64,
 ) -> Result<Rates, BoxError> {
-    let grid = Grid::uniform(0.0, t1, dt)?;
-    let proj = Observations::selector(observed, model.dim())?;
     let mut rng = seeded(seed);
-    let obs = simulate(
-        &model,
+    let Synthetic { lik, l2 } = Synthetic::new(
+        model,
         truth,
-        0.0,
-        grid.times().to_vec(),
-        proj,
+        Grid::uniform(0.0, t1, dt)?,
+        observed,
         NOISE_VAR,
+        FilterConfig::default(),
         &mut rng,
     )?;
-    let lik = FenrirLikelihood::new(model.clone(), obs.clone(), grid, FilterConfig::default())?;
-    let l2 = L2Loss::new(model, obs, 0.0, RkConfig::default())?.with_form(est.l2_form);
+    let l2 = l2.with_form(est.l2_form);
     let inits = bounds.sample(starts, &mut rng);
     let temp = fit_many(&inits, |x| {
         let r = est.tempering.run(&lik, bounds, x);
@@ -192,20 +188,15 @@ pub type Landscape = (Vec<Series>, Vec<(f64, usize)>);
 /// The pendulum loss landscape over `l` for several κ² (and the L2 loss):
 /// curves of `ℓ − min ℓ + 1` and the number of strict local minima of each.
 pub fn landscape(points: usize, seed: u64) -> Result<Landscape, BoxError> {
-    let model = Pendulum::default();
-    let grid = Grid::uniform(0.0, 10.0, 0.01)?;
-    let proj = Observations::selector(&[0], 2)?;
-    let obs = simulate(
-        &model,
+    let Synthetic { lik, l2 } = Synthetic::new(
+        Pendulum::default(),
         &Pendulum::TRUE_PARAMS,
-        0.0,
-        grid.times().to_vec(),
-        proj,
+        Grid::uniform(0.0, 10.0, 0.01)?,
+        &[0],
         NOISE_VAR,
+        FilterConfig::default(),
         &mut seeded(seed),
     )?;
-    let lik = FenrirLikelihood::new(model, obs.clone(), grid, FilterConfig::default())?;
-    let l2 = L2Loss::new(model, obs, 0.0, RkConfig::default())?;
     let ls: Vec<f64> = (0..points)
         .map(|i| 0.1 + 9.9 * i as f64 / (points - 1) as f64)
         .collect();

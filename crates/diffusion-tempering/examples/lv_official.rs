@@ -13,11 +13,8 @@
 //! runs.
 
 use diffusion_tempering::models::LotkaVolterra;
-use diffusion_tempering::rk::{L2Form, L2Loss, RkConfig};
-use diffusion_tempering::{
-    FenrirLikelihood, FilterConfig, Grid, L2Fit, Observations, TemperedFit, fit_many, metrics,
-    simulate,
-};
+use diffusion_tempering::rk::L2Form;
+use diffusion_tempering::{FilterConfig, Grid, L2Fit, Synthetic, TemperedFit, fit_many, metrics};
 use mlcore::sampling::seeded;
 use std::time::Instant;
 
@@ -30,20 +27,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let model = LotkaVolterra::two_param();
     let truth = [1.5, 1.0];
     let bounds = model.bounds();
-    let grid = Grid::uniform(0.0, 20.0, 0.01)?;
-    let proj = Observations::selector(&[0], 2)?;
     let mut rng = seeded(seed);
-    let obs = simulate(
-        &model,
+    let Synthetic { lik, l2 } = Synthetic::new(
+        model,
         &truth,
-        0.0,
-        grid.times().to_vec(),
-        proj,
+        Grid::uniform(0.0, 20.0, 0.01)?,
+        &[0],
         0.1,
+        FilterConfig::default(),
         &mut rng,
     )?;
-    let lik = FenrirLikelihood::new(model, obs.clone(), grid, FilterConfig::default())?;
-    let l2 = L2Loss::new(model, obs, 0.0, RkConfig::default())?.with_form(L2Form::MeanSquared);
+    let l2 = l2.with_form(L2Form::MeanSquared);
     let inits = bounds.sample(skip + starts, &mut rng).split_off(skip);
     let t = Instant::now();
     let temp = if l2_only {

@@ -93,6 +93,7 @@ pub mod optimize;
 pub mod prior;
 pub mod rk;
 pub mod sqrt;
+pub mod synthetic;
 
 pub use data::{Grid, Observations};
 pub use error::{Error, Result};
@@ -101,8 +102,9 @@ pub use likelihood::FenrirLikelihood;
 pub use model::{OdeModel, Scalar};
 pub use optimize::{
     Bounds, BoxMethod, EarlyStop, FitReport, L2Fit, LbfgsConfig, LearnedDiffusionFit, Objective,
-    Schedule, StageReport, StageTol, TemperedFit, fit_many, minimize, simulate,
+    Schedule, StageReport, StageTol, TemperedFit, fit_many, minimize,
 };
+pub use synthetic::{Synthetic, simulate};
 
 impl<M: OdeModel> OdeModel for &M {
     fn dim(&self) -> usize {

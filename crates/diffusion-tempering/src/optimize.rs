@@ -2,11 +2,10 @@
 //! estimators: diffusion tempering, Fenrir with learned diffusion, and the
 //! L2 loss on an RK solution.
 
-use crate::data::Observations;
 use crate::error::{Error, Result};
 use crate::likelihood::FenrirLikelihood;
 use crate::model::OdeModel;
-use crate::rk::{L2Loss, RkConfig, dopri5};
+use crate::rk::L2Loss;
 use argmin::core::{
     CostFunction, Executor, Gradient, IterState, KV, Problem, Solver, State, TerminationReason,
     TerminationStatus,
@@ -14,7 +13,6 @@ use argmin::core::{
 use argmin::solver::linesearch::condition::ArmijoCondition;
 use argmin::solver::linesearch::{BacktrackingLineSearch, LineSearch};
 use argmin::solver::quasinewton::LBFGS;
-use ndarray::Array2;
 use rand::{Rng, RngExt};
 
 use rayon::prelude::*;
@@ -1144,51 +1142,4 @@ where
     F: Fn(&[f64]) -> Result<FitReport> + Sync,
 {
     inits.par_iter().map(|x| fit(x)).collect()
-}
-
-/// Simulates data `y_k = H_obs x(t_k; θ) + ε_k`, `ε_k ~ N(0, σ²I)`, with the
-/// reference solution from [`dopri5`] at `rtol = atol = 10⁻¹²`.
-///
-/// # Errors
-/// As [`Observations::new`], bad θ, or a failed reference solve.
-pub fn simulate<M: OdeModel, R: Rng + ?Sized>(
-    model: &M,
-    theta: &[f64],
-    t0: f64,
-    times: Vec<f64>,
-    proj: Array2<f64>,
-    noise_var: f64,
-    rng: &mut R,
-) -> Result<Observations> {
-    crate::filter::check_params(model, theta)?;
-    if !(noise_var.is_finite() && noise_var > 0.0) {
-        return Err(Error::InvalidNoiseVariance(noise_var));
-    }
-    if times.is_empty() {
-        return Err(Error::EmptyData);
-    }
-    if proj.ncols() != model.dim() {
-        return Err(Error::DimensionMismatch {
-            what: "columns of the observation projection vs ODE dimension",
-            expected: model.dim(),
-            got: proj.ncols(),
-        });
-    }
-    let cfg = RkConfig {
-        rtol: 1e-12,
-        atol: 1e-12,
-        max_steps: 10_000_000,
-    };
-    let xs = dopri5(model, theta, t0, &times, &cfg)?;
-    let sd = noise_var.sqrt();
-    let k = proj.nrows();
-    let z: Array2<f64> = mlcore::sampling::standard_normal((times.len(), k), rng);
-    let mut y = Array2::zeros((times.len(), k));
-    for (row, x) in xs.iter().enumerate() {
-        for o in 0..k {
-            let clean: f64 = (0..x.len()).map(|j| proj[[o, j]] * x[j]).sum();
-            y[[row, o]] = clean + sd * z[[row, o]];
-        }
-    }
-    Observations::new(times, y, proj, noise_var)
 }
