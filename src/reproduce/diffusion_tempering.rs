@@ -358,8 +358,8 @@ impl Reproduction for DiffusionTempering {
                  learned-κ² baseline, and the crate's default optimiser instead of the official one: argmin \
                  L-BFGS on a logistic box map, restarted in up to {QUICK_ROUNDS} rounds per tempering stage (10 for \
                  the L2 fit). The official \
-                 optimiser (`TemperedFit::official()`, run by `--budget full`) makes ≈ 35 line-search evaluations \
-                 per iteration on Lotka–Volterra at dt = 0.01, about 5 CPU-minutes per start; the crate example \
+                 optimiser (`TemperedFit::official()`, run by `--budget full`) makes 20–55 line-search evaluations \
+                 per iteration on Lotka–Volterra at dt = 0.01, 5–8 CPU-minutes per start; the crate example \
                  `lv_official` runs it, with measured rates in docs/perf.md. With the logistic map the \
                  Lotka–Volterra schedule must start lower (κ²₀·dt⁷ ≈ 1.3e4 instead of the paper's 1e6 at \
                  dt = 0.01): from the paper's 1e20 its first stages carry most starts to small β, where the prey \

@@ -8,7 +8,7 @@
 //!
 //! Runs starts `skip + 1 ..= skip + starts` of the sequence drawn from the
 //! prior after the data (seed `seed`), so batches can be run separately.
-//! About 5 CPU-minutes per tempering start (rayon runs starts in
+//! 5–8 CPU-minutes per tempering start (rayon runs starts in
 //! parallel); with the fourth argument `l2` only the (fast) L2 baseline
 //! runs.
 
