@@ -118,21 +118,35 @@ struct Point {
     g_raw: Vec<f64>,
 }
 
+impl Point {
+    /// Sets the total value and gradient for barrier weight `mu` (the
+    /// loss part is kept).
+    fn reweight(&mut self, mu: f64) {
+        let gb = barrier_grad(&self.x);
+        self.f_total = self.f_raw + mu * barrier(&self.x);
+        self.g_total = self
+            .g_raw
+            .iter()
+            .zip(&gb)
+            .map(|(g, b)| g + mu * b)
+            .collect();
+    }
+}
+
 fn evaluate<O: Objective>(s: &mut Scaled<'_, O>, x: Vec<f64>, mu: f64) -> Option<Point> {
-    let b = barrier(&x);
-    if !b.is_finite() {
+    if !barrier(&x).is_finite() {
         return None;
     }
     let (f_raw, g_raw) = s.raw_value_grad(&x)?;
-    let gb = barrier_grad(&x);
-    let g_total = g_raw.iter().zip(&gb).map(|(g, b)| g + mu * b).collect();
-    Some(Point {
+    let mut pt = Point {
         x,
-        f_total: f_raw + mu * b,
-        g_total,
+        f_total: f_raw,
+        g_total: Vec::new(),
         f_raw,
         g_raw,
-    })
+    };
+    pt.reweight(mu);
+    Some(pt)
 }
 
 /// `F(x + α·d)` for the line search.
@@ -277,12 +291,12 @@ pub(crate) fn minimize_barrier<O: Objective>(
         })
         .collect();
     let theta_start = s.theta(&x0);
-    obj.value(&theta_start)?;
-    let Some(mut pt) = evaluate(&mut s, x0.clone(), 0.0) else {
-        let v = obj.value_grad(&theta_start)?.0;
+    let v0 = obj.value(&theta_start)?;
+    let Some(mut pt) = evaluate(&mut s, x0, 0.0) else {
+        // No finite gradient at the start: nothing to do.
         return Ok(LocalFit {
             params: theta_start,
-            loss: v,
+            loss: v0,
             iters: 0,
             evals: s.evals,
             grad_evals: s.grad_evals,
@@ -298,12 +312,8 @@ pub(crate) fn minimize_barrier<O: Objective>(
     for _round in 0..cfg.rounds {
         let f_raw0 = pt.f_raw;
         let x_old = pt.x.clone();
-        // Re-evaluate the total with the current μ (the loss part is
-        // unchanged; only the barrier weight moved).
-        let b = barrier(&pt.x);
-        let gb = barrier_grad(&pt.x);
-        pt.f_total = pt.f_raw + mu * b;
-        pt.g_total = pt.g_raw.iter().zip(&gb).map(|(g, b)| g + mu * b).collect();
+        // Only the barrier weight moved since the last round.
+        pt.reweight(mu);
         let (end, n) = inner(&mut s, &mut pt, mu, cfg, history);
         iters += n;
         mu *= MU_FACTOR;
