@@ -5,10 +5,10 @@
 //! cargo run --release --example conformal_sets_rct_reanalysis [-- DIR]
 //! ```
 //!
-//! `DIR` holds `few-nerd/results.csv`, `go-emotions/results.csv` and
-//! `object-net/results.csv` (the official repository's `data/<task>/`
-//! folders). Without an argument the example looks in the workspace's shared
-//! fixtures folder, which a plain clone of the repository does not have.
+//! The trial's results are vendored in `data/hitl-conformal-rct/` (MIT,
+//! from the official repository; see its `SOURCE.md`) and checked against
+//! their SHA-256 on load. `DIR` points at another copy laid out the same way
+//! (`<task>.csv.gz` and `SHA256SUMS`).
 //!
 //! Prints, per task, each arm's accuracy (mean ± sd of questions answered
 //! correctly), the conformal − top-k comparison the paper reports (one-sided
@@ -16,12 +16,12 @@
 //! two-sided response-time tests, and the per-arm sample size a replication
 //! would need for 80 % power at the observed effect.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use conformal_sets::rct::{
     Alternative, ArmComparison, Outcome, Participant, anova_oneway, arm_outcome, compare_arms,
-    compare_samples, group_by_arm, n_per_arm, read_results_csv, summarize,
+    compare_samples, group_by_arm, n_per_arm, read_trial, summarize,
 };
 
 const TASKS: [(&str, &str); 3] = [
@@ -45,14 +45,6 @@ const ABLATIONS: [(&str, &str, &str, &str); 2] = [
         "weaker model (CLIP ViT-B/32)",
     ),
 ];
-
-fn default_dir() -> PathBuf {
-    Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/fixtures/conformal-sets"
-    ))
-    .to_path_buf()
-}
 
 fn row(label: &str, c: &ArmComparison) {
     println!(
@@ -108,20 +100,17 @@ fn analyse(name: &str, participants: &[Participant]) -> conformal_sets::Result<f
 }
 
 fn main() -> ExitCode {
-    let dir = std::env::args()
-        .nth(1)
-        .map_or_else(default_dir, PathBuf::from);
-    if !dir.is_dir() {
-        eprintln!(
-            "The trial's results files are not available: {} is not a folder.\n\
-             They are not part of this repository. Get data/<task>/results.csv for \
-             few-nerd, go-emotions and object-net from layer6ai-labs/hitl-conformal-prediction \
-             (commit 893ff57, MIT) and pass the folder that holds the three task folders:\n\
-             \n    cargo run -p conformal-sets --example rct_reanalysis -- path/to/data",
-            dir.display()
-        );
-        return ExitCode::FAILURE;
-    }
+    let dir = std::env::args().nth(1).map_or_else(
+        || mlcore::data::workspace_data_dir().join("hitl-conformal-rct"),
+        PathBuf::from,
+    );
+    let dataset = match mlcore::data::Dataset::open(&dir) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     println!(
         "Conformal prediction sets RCT (Cresswell et al., ICML 2024), from {}",
         dir.display()
@@ -130,16 +119,10 @@ fn main() -> ExitCode {
         "Outcome: questions answered correctly; tests as scipy 1.17 (ttest_ind equal_var=False, mannwhitneyu defaults)."
     );
 
-    let mut missing = Vec::new();
     let mut effects = Vec::new();
     let mut loaded = Vec::new();
     for (task, name) in TASKS {
-        let path = dir.join(task).join("results.csv");
-        if !path.is_file() {
-            missing.push(path);
-            continue;
-        }
-        let participants = match read_results_csv(&path) {
+        let participants = match read_trial(&dataset, task) {
             Ok(p) => p,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -210,14 +193,5 @@ fn main() -> ExitCode {
         }
     }
 
-    if !missing.is_empty() {
-        eprintln!("\nMissing results files (these tasks were skipped):");
-        for m in &missing {
-            eprintln!("  {}", m.display());
-        }
-        if loaded.is_empty() {
-            return ExitCode::FAILURE;
-        }
-    }
     ExitCode::SUCCESS
 }

@@ -14,11 +14,16 @@ usage: icml24 [OPTIONS] [NAME...]
   --budget quick|full   compute budget (default: quick)
   --out DIR             report folder (default: target/report)
   --seed N              master seed (default: 0)
-  --data DIR            external data, one folder per crate (default: ../shared/fixtures
-                        beside the repository, when present)
+  --data DIR            vendored data sets, one folder each (default: data/ of the repository)
   -h, --help            this text
 
-exit status: 0 every selected claim held, 1 one did not, 2 usage error";
+The runner evaluates each reproduction's declared checks (value, relation,
+threshold, source) and writes report.md and report.json after each one.
+
+exit status: 0 every selected reproduction held; 1 one is not held or ended in
+an error (or panic); 3 none failed but some are incomplete (the budget or the
+data cannot decide a check); 2 usage error (unknown name, bad --budget,
+unwritable --out)";
 
 /// A command line the runner cannot act on.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,15 +3,28 @@
 //! Each paper crate registers one [`Reproduction`] in
 //! [`crate::reproduce::registry`]: its id (the crate's name), the paper, the
 //! headline claim in one sentence, and [`Reproduction::run`], which runs the
-//! experiment at a [`Budget`] and returns an [`Outcome`]: the measured
-//! [`Figure`]s, whether the claim held, and its [`Plot`]s. The runner
-//! prints a table, writes `index.md` and an SVG per plot, and exits
-//! 0 when every selected claim held, 1 when one did not, 2 on a usage error.
+//! experiment at a [`Budget`] and returns an [`Outcome`]: the declared
+//! [`Check`]s (measured value, relation, threshold and the threshold's
+//! source), informative [`Figure`]s and [`Plot`]s. The runner, not the
+//! reproduction, evaluates the checks and gives each reproduction a
+//! [`Status`]: **held** (every check passes), **not held** (one fails),
+//! **incomplete** (none fails but one cannot be decided at this budget or
+//! with this data), **error** (the run returned an error or panicked).
+//!
+//! Each reproduction runs on its own thread under `catch_unwind`, so a panic
+//! is reported as `error` and the others still run. After each one the
+//! runner rewrites `report.md` and `report.json` in the output folder, so an
+//! interrupted run keeps what finished.
+//!
+//! Exit status: 0 every selected reproduction held; 1 one is not held or
+//! errored; 3 none failed but some are incomplete; 2 usage error.
 
+mod check;
 mod cli;
 mod plot;
 mod report;
 
+pub use check::{Check, CheckStatus, Relation, Status};
 pub use cli::{Args, USAGE, UsageError};
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -57,11 +70,10 @@ pub struct Context {
     progress: ProgressBar,
 }
 
-/// The default data folder: the fixtures beside a development checkout
-/// (`../shared/fixtures` from the repository root). A plain clone has none;
-/// pass `--data DIR` to point at downloaded copies.
+/// The default data folder: `data/` of this repository, where every vendored
+/// data set lives with its licence, `SOURCE.md` and `SHA256SUMS`.
 pub fn default_data_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data")
 }
 
 impl Context {
@@ -75,10 +87,12 @@ impl Context {
         }
     }
 
-    /// The folder of external data for one crate, `<data>/<id>` (it may not exist:
-    /// a reproduction says what is missing and runs what it can without it).
-    pub fn data_dir(&self, id: &str) -> PathBuf {
-        self.data.join(id)
+    /// The vendored data set `name` (`<data>/<name>`), opened with its
+    /// checksums; every file read through it is verified
+    /// ([`mlcore::data::Dataset`]). A missing folder or `SHA256SUMS` is an
+    /// error, which makes the reproduction's status `error`.
+    pub fn dataset(&self, name: &str) -> Result<mlcore::data::Dataset, BoxError> {
+        Ok(mlcore::data::Dataset::open(self.data.join(name))?)
     }
 
     /// The budget to run at.
@@ -226,9 +240,11 @@ pub fn median(values: &[f64]) -> f64 {
 /// The result of one reproduction run.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Outcome {
-    /// Whether the claim held at this budget.
+    /// Transitional, ignored by the runner: the verdict comes from `checks`.
     pub held: bool,
-    /// The measured figures, in the order to report them.
+    /// The declared checks; the runner evaluates them.
+    pub checks: Vec<Check>,
+    /// Informative measured figures (no verdict), in the order to report them.
     pub figures: Vec<Figure>,
     /// The plots for the report (`<id>.svg`, then `<id>-2.svg`, …).
     pub plots: Vec<Plot>,
@@ -236,18 +252,19 @@ pub struct Outcome {
     pub notes: Vec<String>,
 }
 
-/// An error a reproduction can return; the runner reports it as a claim not held.
+/// An error a reproduction can return; the runner reports it as status `error`.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-/// A paper's headline claim, reproduced at a budget.
-pub trait Reproduction {
+/// A paper's headline claim, reproduced at a budget. `Sync` because each
+/// reproduction runs on a thread of its own.
+pub trait Reproduction: Sync {
     /// The crate's name, e.g. `"conformal-sets"`; what `NAME…` selects.
     fn id(&self) -> &'static str;
     /// The paper, short: `"Title (First author et al., ICML 2024)"`.
     fn paper(&self) -> &'static str;
     /// The claim, in one sentence.
     fn claim(&self) -> &'static str;
-    /// Runs the experiment and says whether the claim held.
+    /// Runs the experiment and returns its declared checks, figures and plots.
     fn run(&self, ctx: &Context) -> Result<Outcome, BoxError>;
 }
 
@@ -260,16 +277,41 @@ pub struct Record {
     pub paper: &'static str,
     /// [`Reproduction::claim`].
     pub claim: &'static str,
-    /// The outcome, or the error message when the run failed.
+    /// The outcome, or the error (or panic) message when the run failed.
     pub outcome: Result<Outcome, String>,
     /// Wall-clock time of the run.
     pub elapsed: Duration,
 }
 
 impl Record {
-    /// Whether the claim held (a failed run did not hold).
+    /// The status the runner derives: `error` for a failed run, otherwise
+    /// from the declared checks ([`Status::of`]).
+    pub fn status(&self) -> Status {
+        match &self.outcome {
+            Err(e) => Status::Error(e.clone()),
+            Ok(o) => Status::of(&o.checks),
+        }
+    }
+
+    /// Whether the reproduction held.
     pub fn held(&self) -> bool {
-        matches!(&self.outcome, Ok(o) if o.held)
+        self.status() == Status::Held
+    }
+}
+
+/// The process exit status for these records: 0 all held, 1 any not held or
+/// error, 3 only incomplete ones besides held.
+pub fn exit_code(records: &[Record]) -> i32 {
+    let statuses: Vec<Status> = records.iter().map(Record::status).collect();
+    if statuses
+        .iter()
+        .any(|s| matches!(s, Status::NotHeld | Status::Error(_)))
+    {
+        1
+    } else if statuses.iter().any(|s| *s == Status::Incomplete) {
+        3
+    } else {
+        0
     }
 }
 
@@ -320,65 +362,106 @@ fn run_cli(
         }
         return Ok(0);
     }
-    let records = run_all(&selected, args.budget, args.seed, &args.data);
-    let _ = write!(out, "{}", report::table(&records));
-    match report::write(&records, args.budget, &args.out) {
-        Ok(()) => {
-            let _ = writeln!(out, "\nReport: {}", args.out.join("index.md").display());
-        }
-        Err(e) => eprintln!(
-            "warning: could not write the report to {}: {e}",
+    report::prepare(&args.out).map_err(|e| {
+        UsageError(format!(
+            "cannot write the report to {}: {e}",
             args.out.display()
-        ),
+        ))
+    })?;
+    let mut write_failed = false;
+    let records = run_all(&selected, args.budget, args.seed, &args.data, |done| {
+        if let Err(e) = report::write(done, args.budget, &args.out) {
+            if !write_failed {
+                eprintln!(
+                    "warning: could not write the report to {}: {e}",
+                    args.out.display()
+                );
+            }
+            write_failed = true;
+        }
+    });
+    let _ = write!(out, "{}", report::table(&records));
+    if !write_failed {
+        let _ = writeln!(
+            out,
+            "\nReport: {} and {}",
+            args.out.join("report.md").display(),
+            args.out.join("report.json").display()
+        );
     }
-    Ok(if records.iter().all(Record::held) {
-        0
+    Ok(if write_failed { 1 } else { exit_code(&records) })
+}
+
+/// The message of a panic payload.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
     } else {
-        1
+        "non-string panic payload".to_string()
+    }
+}
+
+/// Runs one reproduction on a thread of its own under `catch_unwind`: an
+/// error or a panic becomes `Err(message)`.
+pub fn run_one(r: &dyn Reproduction, ctx: &Context) -> Result<Outcome, String> {
+    std::thread::scope(|s| {
+        let handle =
+            s.spawn(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| r.run(ctx))));
+        match handle.join() {
+            Ok(Ok(Ok(outcome))) => Ok(outcome),
+            Ok(Ok(Err(e))) => Err(e.to_string()),
+            Ok(Err(payload)) | Err(payload) => {
+                Err(format!("panicked: {}", panic_message(payload.as_ref())))
+            }
+        }
     })
 }
 
-/// Runs the reproductions in order, each with its own progress bar.
+/// Runs the reproductions in order, each on its own thread with its own
+/// progress bar, and calls `after_each` with the records so far once each
+/// one has finished (the CLI rewrites the report there).
 pub fn run_all(
     selected: &[&dyn Reproduction],
     budget: Budget,
     seed: u64,
     data: &Path,
+    mut after_each: impl FnMut(&[Record]),
 ) -> Vec<Record> {
     let style = ProgressStyle::with_template(
         "{prefix:>24} [{elapsed_precise}] {wide_bar} {pos}/{len} {msg}",
     )
     .expect("valid template");
-    selected
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let progress = ProgressBar::new(0)
-                .with_style(style.clone())
-                .with_prefix(r.id());
-            progress.enable_steady_tick(Duration::from_millis(200));
-            progress.set_message(format!("({}/{})", i + 1, selected.len()));
-            let ctx = Context {
-                budget,
-                seed,
-                data: data.to_path_buf(),
-                progress,
-            };
-            let start = Instant::now();
-            let outcome = r.run(&ctx).map_err(|e| e.to_string());
-            ctx.progress.finish_and_clear();
-            Record {
-                id: r.id(),
-                paper: r.paper(),
-                claim: r.claim(),
-                outcome,
-                elapsed: start.elapsed(),
-            }
-        })
-        .collect()
+    let mut records = Vec::with_capacity(selected.len());
+    for (i, r) in selected.iter().enumerate() {
+        let progress = ProgressBar::new(0)
+            .with_style(style.clone())
+            .with_prefix(r.id());
+        progress.enable_steady_tick(Duration::from_millis(200));
+        progress.set_message(format!("({}/{})", i + 1, selected.len()));
+        let ctx = Context {
+            budget,
+            seed,
+            data: data.to_path_buf(),
+            progress,
+        };
+        let start = Instant::now();
+        let outcome = run_one(*r, &ctx);
+        ctx.progress.finish_and_clear();
+        records.push(Record {
+            id: r.id(),
+            paper: r.paper(),
+            claim: r.claim(),
+            outcome,
+            elapsed: start.elapsed(),
+        });
+        after_each(&records);
+    }
+    records
 }
 
-/// Writes the Markdown report and the plots under `dir` (created if needed).
+/// Writes `report.md`, `report.json` and the plots under `dir` (created if needed).
 pub fn write_report(records: &[Record], budget: Budget, dir: &Path) -> std::io::Result<()> {
     report::write(records, budget, dir)
 }

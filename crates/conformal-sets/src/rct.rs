@@ -1657,6 +1657,40 @@ pub fn read_results_csv<P: AsRef<Path>>(path: P) -> Result<Vec<Participant>> {
     parse_results_csv(&text, &path.display().to_string())
 }
 
+/// Reads one task's results from the vendored trial data set
+/// (`data/hitl-conformal-rct/` of the repository, files `<task>.csv.gz`,
+/// each checked against its SHA-256 on load) with [`parse_results_csv`].
+/// `task` is `"few-nerd"`, `"go-emotions"` or `"object-net"`.
+///
+/// ```
+/// use conformal_sets::rct::{Outcome, arm_outcome, read_trial};
+/// use mlcore::data::{Dataset, workspace_data_dir};
+/// let ds = Dataset::open(workspace_data_dir().join("hitl-conformal-rct"))?;
+/// let p = read_trial(&ds, "few-nerd")?;
+/// let conformal = arm_outcome(&p, "conformal", Outcome::NumCorrect)?;
+/// assert_eq!(conformal.len(), 50);
+/// assert!((conformal.mean().unwrap() - 40.76).abs() < 1e-12);
+/// # Ok::<(), conformal_sets::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::Data`] naming the file and its expected SHA-256 when it is
+/// missing, unlisted or altered, or when it does not parse.
+pub fn read_trial(dataset: &mlcore::data::Dataset, task: &str) -> Result<Vec<Participant>> {
+    let file = format!("{task}.csv.gz");
+    let text = dataset.read_to_string(&file).map_err(|e| match e {
+        mlcore::Error::Data { path, reason } => Error::Data {
+            path,
+            message: reason,
+        },
+        other => Error::Data {
+            path: dataset.dir().join(&file).display().to_string(),
+            message: other.to_string(),
+        },
+    })?;
+    parse_results_csv(&text, &file)
+}
+
 /// The participants of one arm (see [`group_by_arm`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArmGroup<'a> {

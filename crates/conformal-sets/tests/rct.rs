@@ -843,21 +843,13 @@ fn sample_size_matches_statsmodels() {
 
 // --- The paper's table from the official results files ----------------------------------
 
-fn fixtures() -> Option<PathBuf> {
-    let dir = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/fixtures/conformal-sets"
-    ));
-    if dir.is_dir() {
-        Some(dir.to_path_buf())
-    } else {
-        eprintln!(
-            "note: {} is absent (it is not part of the repository); skipping the \
-             checks against the trial's results files",
-            dir.display()
-        );
-        None
-    }
+/// The trial's results, vendored under `data/hitl-conformal-rct/` and
+/// checked against their SHA-256; a missing file fails the test.
+fn trial(task: &str) -> Vec<conformal_sets::rct::Participant> {
+    let ds =
+        mlcore::data::Dataset::open(mlcore::data::workspace_data_dir().join("hitl-conformal-rct"))
+            .unwrap();
+    conformal_sets::rct::read_trial(&ds, task).unwrap()
 }
 
 /// One comparison of the paper (scipy 1.17.1 on the official CSVs).
@@ -999,9 +991,8 @@ const TABLE: [TableRow; 8] = [
 /// scipy at full precision, and rounds to the figure printed in the spec.
 #[test]
 fn rct_table_reproduces_the_paper() {
-    let Some(dir) = fixtures() else { return };
     for row in &TABLE {
-        let participants = read_results_csv(dir.join(row.task).join("results.csv")).unwrap();
+        let participants = trial(row.task);
         let t = arm_outcome(&participants, row.treatment, row.outcome).unwrap();
         let c = arm_outcome(&participants, row.control, row.outcome).unwrap();
         let r = compare_samples(t.view(), c.view(), row.alt).unwrap();
@@ -1123,7 +1114,6 @@ fn spec_table_figures_round_from_full_precision() {
 /// conformal (`scipy.stats.f_oneway`, 1e-10 relative).
 #[test]
 fn results_files_have_the_documented_arms() {
-    let Some(dir) = fixtures() else { return };
     // (task, arms, control mean, control sd, ANOVA F, ANOVA p)
     type File = (&'static str, &'static [&'static str], f64, f64, f64, f64);
     let files: [File; 3] = [
@@ -1159,7 +1149,7 @@ fn results_files_have_the_documented_arms() {
         ),
     ];
     for (task, arms, mean, sd, f, p_f) in files {
-        let participants = read_results_csv(dir.join(task).join("results.csv")).unwrap();
+        let participants = trial(task);
         let groups = group_by_arm(&participants).unwrap();
         let names: Vec<&str> = groups.iter().map(|g| g.name).collect();
         assert_eq!(names, arms, "{task}");
@@ -1447,8 +1437,7 @@ fn bootstrap_is_reproducible_and_equivariant() {
         (1.0, 1.0, 1.0, 0.0)
     );
 
-    let Some(dir) = fixtures() else { return };
-    let p = read_results_csv(dir.join("few-nerd/results.csv")).unwrap();
+    let p = trial("few-nerd");
     let t = arm_outcome(&p, "conformal", Outcome::NumCorrect).unwrap();
     let c = arm_outcome(&p, "topk", Outcome::NumCorrect).unwrap();
     let ci = bootstrap_ci(t.view(), c.view(), diff, 20_000, 0.95, &mut seeded(2024)).unwrap();

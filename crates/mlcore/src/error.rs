@@ -69,6 +69,14 @@ pub enum Error {
         /// The constant argument.
         what: &'static str,
     },
+    /// A vendored data file is missing, unlisted, corrupted or unreadable.
+    #[error("data file {path}: {reason}")]
+    Data {
+        /// The file (or `SHA256SUMS`) concerned.
+        path: String,
+        /// What is wrong, with the expected SHA-256 where one is known.
+        reason: String,
+    },
 }
 
 /// `Result` with [`Error`] as the error type.

@@ -11,6 +11,8 @@
 //!   weighted sampling without replacement, multivariate normals.
 //! - [`stats`]: Welford moments, quantiles (including the split-conformal
 //!   `⌈(n+1)(1−α)⌉`-th order statistic), the empirical CDF, correlations.
+//! - [`data`]: vendored data sets, each file verified against its
+//!   `SHA256SUMS` when loaded.
 //! - [`check`]: the input checks every entry point runs first, each failing
 //!   with a typed [`Error`].
 //!
@@ -31,6 +33,7 @@
 #![deny(missing_docs)]
 
 pub mod check;
+pub mod data;
 pub mod error;
 pub mod linalg;
 pub mod sampling;
