@@ -106,3 +106,7 @@ pub mod planner;
 pub mod regret;
 
 pub use error::{Error, Result};
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

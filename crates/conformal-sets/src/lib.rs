@@ -66,3 +66,7 @@ pub mod synthetic;
 pub mod tune;
 
 pub use error::{Error, Result};
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -74,3 +74,7 @@ pub mod subspace;
 pub mod verify;
 
 pub use error::{Error, Result};
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -121,3 +121,7 @@ impl<M: OdeModel> OdeModel for &M {
         (**self).x0(p)
     }
 }
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

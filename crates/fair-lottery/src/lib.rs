@@ -72,3 +72,7 @@ pub mod sampler;
 pub mod sim;
 
 pub use error::{Error, Result};
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -74,3 +74,7 @@ pub use fairqcm::{
 pub use memory::{Memory, MemoryKind};
 pub use monitor::{FairnessSpec, Monitor, Schedule, Status, Verdict, audit};
 pub use welfare::{NSW_LAMBDA, Welfare};
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -87,3 +87,7 @@ pub mod testfns;
 pub mod toy;
 
 pub use error::{Error, Result};
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -75,3 +75,7 @@ pub mod synthetic;
 pub mod train;
 
 pub use error::{Error, Result};
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

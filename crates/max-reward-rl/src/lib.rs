@@ -102,3 +102,7 @@ pub mod ygrid;
 pub use augmented::{AugmentedPolicy, MaxRewardMdp, MaxRewardParams, MaxSolution};
 pub use error::{Error, Result};
 pub use tabular_mdp;
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

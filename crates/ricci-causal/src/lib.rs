@@ -90,3 +90,7 @@ pub mod reliability;
 pub mod transport;
 
 pub use error::{Error, Result};
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
