@@ -10,7 +10,10 @@
 //! - [`sampling`]: the workspace RNG ([`sampling::seeded`]), alias tables,
 //!   weighted sampling without replacement, multivariate normals.
 //! - [`stats`]: Welford moments, quantiles (including the split-conformal
-//!   `⌈(n+1)(1−α)⌉`-th order statistic), the empirical CDF, correlations.
+//!   `⌈(n+1)(1−α)⌉`-th order statistic), the empirical CDF, correlations;
+//!   and inference checked against SciPy: Wilson, Clopper–Pearson, Student-t
+//!   and bootstrap intervals, the exact binomial, Fisher and Wilcoxon
+//!   signed-rank tests.
 //! - [`data`]: vendored data sets, each file verified against its
 //!   `SHA256SUMS` when loaded.
 //! - [`check`]: the input checks every entry point runs first, each failing
@@ -35,6 +38,8 @@
 pub mod check;
 pub mod data;
 pub mod error;
+mod hypothesis;
+mod intervals;
 pub mod linalg;
 pub mod sampling;
 pub mod stats;

@@ -1,5 +1,9 @@
 //! Statistics: running moments, quantiles (including the split-conformal
-//! one), the empirical CDF, and correlation.
+//! one), the empirical CDF, and correlation; and inference: confidence
+//! intervals ([`wilson_interval`], [`clopper_pearson_interval`],
+//! [`t_interval`], [`bootstrap_interval`], [`paired_bootstrap_interval`])
+//! and tests ([`binomial_test`], [`fisher_exact`], [`wilcoxon_signed_rank`]),
+//! each reproducing SciPy's numbers.
 
 use crate::check;
 use crate::error::{Error, Result};
@@ -315,3 +319,6 @@ pub fn power_law_exponent(points: &[(f64, f64)]) -> Result<f64> {
     }
     Ok(linear_fit(lx.view(), ly.view())?.0)
 }
+
+pub use crate::hypothesis::*;
+pub use crate::intervals::*;
