@@ -2,6 +2,13 @@
 //!
 //! Each check returns the typed [`Error`] naming the argument, so that entry
 //! points validate once, up front, and never panic on user input.
+//!
+//! Sizes chosen by a caller (a shape, a number of draws, a horizon) go
+//! through [`alloc_len`] and [`try_filled`] before anything is allocated: an
+//! element count whose product overflows `usize`, a request above
+//! [`MAX_ALLOC_BYTES`], or one the allocator refuses is an
+//! [`Error::TooLarge`], never a capacity-overflow panic or an out-of-memory
+//! abort.
 
 use crate::error::{Error, Result};
 use ndarray::{ArrayBase, Data, Dimension};
@@ -84,4 +91,110 @@ pub fn open_interval(
 /// Fails with [`Error::InvalidParameter`] unless `value` is finite and `value > 0`.
 pub fn positive(value: f64, name: &'static str) -> Result<()> {
     open_interval(value, 0.0, f64::INFINITY, name, "a finite value > 0")
+}
+
+/// Fails with [`Error::InvalidParameter`] unless `lo ≤ value ≤ hi` (a NaN always fails).
+pub fn closed_interval(
+    value: f64,
+    lo: f64,
+    hi: f64,
+    name: &'static str,
+    expected: &'static str,
+) -> Result<()> {
+    if value >= lo && value <= hi {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter {
+            name,
+            value,
+            expected,
+        })
+    }
+}
+
+/// Tolerance of [`probability_vector`] on `|Σ pᵢ − 1|`.
+pub const PROBABILITY_SUM_TOL: f64 = 1e-9;
+
+/// Fails unless `p` is a probability vector: non-empty ([`Error::Empty`]),
+/// finite ([`Error::NonFinite`]), every entry in `[0, 1]` and the sum within
+/// [`PROBABILITY_SUM_TOL`] of one ([`Error::InvalidParameter`] with the
+/// offending entry or the sum as its value).
+pub fn probability_vector<S: Data<Elem = f64>, D: Dimension>(
+    p: &ArrayBase<S, D>,
+    what: &'static str,
+) -> Result<()> {
+    data(p, what)?;
+    if let Some(&bad) = p.iter().find(|&&v| !(0.0..=1.0).contains(&v)) {
+        return Err(Error::InvalidParameter {
+            name: what,
+            value: bad,
+            expected: "every probability in [0, 1]",
+        });
+    }
+    let sum: f64 = p.iter().sum();
+    if (sum - 1.0).abs() > PROBABILITY_SUM_TOL {
+        return Err(Error::InvalidParameter {
+            name: what,
+            value: sum,
+            expected: "probabilities summing to 1 (within 1e-9)",
+        });
+    }
+    Ok(())
+}
+
+/// The most memory (in bytes) one `mlcore` call allocates for an output
+/// whose size the caller chooses: 16 GiB. Larger requests are an
+/// [`Error::TooLarge`] (a deliberate cap: above it an allocation would on most
+/// machines abort the process or thrash rather than fail).
+pub const MAX_ALLOC_BYTES: usize = 1 << 34;
+
+/// The element count `Π dims` of an array of `elem_bytes`-byte elements,
+/// checked before allocating.
+///
+/// # Errors
+/// [`Error::TooLarge`] naming `what` when the product overflows `usize` or
+/// the array would exceed [`MAX_ALLOC_BYTES`].
+pub fn alloc_len(dims: &[usize], elem_bytes: usize, what: &'static str) -> Result<usize> {
+    let shape = dims
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" × ");
+    let len = dims
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| Error::TooLarge {
+            what,
+            size: format!("{shape} elements (the count overflows usize)"),
+        })?;
+    match len.checked_mul(elem_bytes) {
+        Some(bytes) if bytes <= MAX_ALLOC_BYTES => Ok(len),
+        bytes => Err(Error::TooLarge {
+            what,
+            size: format!(
+                "{shape} = {len} elements of {elem_bytes} bytes ({}), above the cap of {MAX_ALLOC_BYTES} bytes",
+                bytes.map_or_else(
+                    || "more than usize::MAX bytes".to_string(),
+                    |b| format!("{b} bytes")
+                )
+            ),
+        }),
+    }
+}
+
+/// A vector of `len` copies of `value`, allocated fallibly: checks `len`
+/// against [`MAX_ALLOC_BYTES`] and returns [`Error::TooLarge`] when the
+/// allocator refuses, instead of aborting.
+///
+/// # Errors
+/// [`Error::TooLarge`] naming `what`.
+pub fn try_filled<T: Clone>(len: usize, value: T, what: &'static str) -> Result<Vec<T>> {
+    alloc_len(&[len], std::mem::size_of::<T>().max(1), what)?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|e| Error::TooLarge {
+        what,
+        size: format!("{len} elements: the allocation failed ({e})"),
+    })?;
+    v.resize(len, value);
+    Ok(v)
 }

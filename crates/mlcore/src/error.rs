@@ -69,6 +69,26 @@ pub enum Error {
         /// The constant argument.
         what: &'static str,
     },
+    /// A finite input whose exact result lies outside the `f64` range (for
+    /// example a solve `T x = b` with a tiny but normal pivot and a huge `b`):
+    /// returned instead of an infinite or NaN output.
+    #[error("{what} overflows the f64 range for this (finite) input")]
+    Overflow {
+        /// The result that overflowed.
+        what: &'static str,
+    },
+    /// A size chosen by the caller (a shape, a number of draws) whose element
+    /// count overflows `usize`, or whose memory exceeds
+    /// [`check::MAX_ALLOC_BYTES`](crate::check::MAX_ALLOC_BYTES) or cannot be
+    /// allocated: returned before allocating, instead of a panic or an abort.
+    #[error("{what} is too large: {size}")]
+    TooLarge {
+        /// The argument that sets the size.
+        what: &'static str,
+        /// The size asked for, in words (element count and bytes, or the
+        /// factors whose product overflows).
+        size: String,
+    },
     /// A vendored data file is missing, unlisted, corrupted or unreadable.
     #[error("data file {path}: {reason}")]
     Data {

@@ -14,6 +14,8 @@
 //!   and inference checked against SciPy: Wilson, Clopper–Pearson, Student-t
 //!   and bootstrap intervals, the exact binomial, Fisher and Wilcoxon
 //!   signed-rank tests.
+//! - [`special`]: the standard normal φ, Φ, `1 − Φ`, `log Φ` and `Φ⁻¹`,
+//!   accurate in the tails (checked against SciPy at `|x| ≤ 38`).
 //! - [`data`]: vendored data sets, each file verified against its
 //!   `SHA256SUMS` when loaded.
 //! - [`check`]: the input checks every entry point runs first, each failing
@@ -42,6 +44,7 @@ mod hypothesis;
 mod intervals;
 pub mod linalg;
 pub mod sampling;
+pub mod special;
 pub mod stats;
 
 pub use error::{Error, Result};

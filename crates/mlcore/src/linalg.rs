@@ -12,6 +12,18 @@
 //!
 //! Like LAPACK and numpy, the symmetric routines ([`cholesky`], [`eigh`],
 //! [`solve_spd`], [`logdet_spd`]) read only the lower triangle.
+//!
+//! ## Extreme magnitudes
+//!
+//! Finite input never yields a NaN or an infinity: either the result is
+//! finite or the call fails with a typed error. [`qr`], [`svd`], [`eigh`]
+//! (and everything built on [`svd`]) first rescale a matrix whose largest
+//! entry is outside `[2⁻⁴⁰⁰, 2⁴⁰⁰]` by an exact power of two and undo the
+//! scaling on the result, so that entries near `1e±300` or subnormal ones
+//! decompose as accurately as ordinary ones (results for ordinary matrices
+//! are unchanged, bit for bit). A result whose exact value lies outside the
+//! `f64` range (a singular value above `f64::MAX`, the solution of a nearly
+//! singular system) is an [`Error::Overflow`].
 
 use crate::check;
 use crate::error::{Error, Result};
@@ -96,8 +108,84 @@ fn check_square(a: &ArrayView2<'_, f64>) -> Result<()> {
 }
 
 fn llt_lower(a: ArrayView2<'_, f64>, what: &'static str, jitter_tried: f64) -> Result<Llt<f64>> {
-    with_faer(a, |m| Llt::new(m, Side::Lower))
-        .map_err(|_| Error::NotPositiveDefinite { what, jitter_tried })
+    let llt = with_faer(a, |m| Llt::new(m, Side::Lower))
+        .map_err(|_| Error::NotPositiveDefinite { what, jitter_tried })?;
+    // A pivot that overflowed (or a NaN from an overflowing update) is not a factorisation.
+    let l = llt.L();
+    if (0..l.ncols()).all(|j| (j..l.nrows()).all(|i| l.get(i, j).is_finite())) {
+        Ok(llt)
+    } else {
+        Err(Error::NotPositiveDefinite { what, jitter_tried })
+    }
+}
+
+/// `2ᵏ` for `−1022 ≤ k ≤ 1023`, exactly.
+fn pow2(k: i32) -> f64 {
+    debug_assert!((-1022..=1023).contains(&k));
+    f64::from_bits(((k + 1023) as u64) << 52)
+}
+
+/// `x · 2ᵏ` for any `k` (in steps that stay normal, so exact unless the
+/// result itself is subnormal or overflows).
+fn ldexp(mut x: f64, mut k: i32) -> f64 {
+    while k > 1000 {
+        x *= pow2(1000);
+        k -= 1000;
+    }
+    while k < -1000 {
+        x *= pow2(-1000);
+        k += 1000;
+    }
+    x * pow2(k)
+}
+
+/// The power of two `e` by which a matrix with largest magnitude `max_abs`
+/// is divided before a decomposition: 0 (no scaling) when `max_abs` is zero
+/// or in `[2⁻⁴⁰⁰, 2⁴⁰⁰]`, else `⌊log₂ max_abs⌋`.
+fn scale_exponent(max_abs: f64) -> i32 {
+    const LO: f64 = 3.872_591_914_849_318e-121; // 2^-400
+    const HI: f64 = 2.582_249_878_086_908_6e120; // 2^400
+    if max_abs == 0.0 || (LO..=HI).contains(&max_abs) {
+        0
+    } else {
+        max_abs.log2().floor() as i32
+    }
+}
+
+fn max_abs<'a>(it: impl IntoIterator<Item = &'a f64>) -> f64 {
+    it.into_iter().fold(0.0, |m, v| m.max(v.abs()))
+}
+
+/// A copy of `a · 2⁻ᵉ` when `a` needs rescaling (`None` when `e = 0`), and
+/// the exponent `e` of [`scale_exponent`].
+fn scaled(a: ArrayView2<'_, f64>) -> (Option<Array2<f64>>, i32) {
+    let e = scale_exponent(max_abs(a.iter()));
+    ((e != 0).then(|| a.mapv(|v| ldexp(v, -e))), e)
+}
+
+/// Multiplies every entry by `2ᵉ`; [`Error::Overflow`] naming `what` if one
+/// overflows (or was already non-finite).
+fn unscale<D: ndarray::Dimension>(
+    mut x: ndarray::Array<f64, D>,
+    e: i32,
+    what: &'static str,
+) -> Result<ndarray::Array<f64, D>> {
+    if e != 0 {
+        x.mapv_inplace(|v| ldexp(v, e));
+    }
+    all_finite(x, what)
+}
+
+/// `x` itself when every entry is finite, else [`Error::Overflow`] naming `what`.
+fn all_finite<D: ndarray::Dimension>(
+    x: ndarray::Array<f64, D>,
+    what: &'static str,
+) -> Result<ndarray::Array<f64, D>> {
+    if x.iter().all(|v| v.is_finite()) {
+        Ok(x)
+    } else {
+        Err(Error::Overflow { what })
+    }
 }
 
 /// Cholesky factor `L` (lower triangular) with `A = L Lᵀ`.
@@ -112,10 +200,16 @@ pub fn cholesky(a: ArrayView2<'_, f64>) -> Result<Array2<f64>> {
     Ok(to_ndarray(llt_lower(a, "a", 0.0)?.L()))
 }
 
+/// The most factorisations [`cholesky_jittered`] tries after the first
+/// failure: a schedule whose `initial · growthᵏ` needs more retries than this
+/// to reach `max` is rejected up front (the default needs 7).
+pub const MAX_JITTER_ATTEMPTS: usize = 200;
+
 /// The diagonal jitter schedule of [`cholesky_jittered`].
 ///
-/// The k-th retry adds `initial · growthᵏ · mean(diag A)` to the diagonal,
-/// up to `max · mean(diag A)`. (With a zero mean diagonal, the scale is 1.)
+/// The k-th retry adds `initial · growthᵏ · |mean(diag A)|` to the diagonal,
+/// up to `max · |mean(diag A)|`. (With a zero mean diagonal, the scale is 1.)
+/// At most [`MAX_JITTER_ATTEMPTS`] retries: see [`Jitter::attempts`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Jitter {
     /// First relative jitter tried after a failure, > 0.
@@ -137,6 +231,54 @@ impl Default for Jitter {
     }
 }
 
+impl Jitter {
+    /// Number of retries the schedule asks for: the `k ≥ 0` with
+    /// `initial · growthᵏ ≤ max` (up to a relative 1e-12), counted up to
+    /// `MAX_JITTER_ATTEMPTS + 1`.
+    pub fn attempts(&self) -> usize {
+        let mut rel = self.initial;
+        let mut n = 0;
+        while rel <= self.max * (1.0 + 1e-12) && n <= MAX_JITTER_ATTEMPTS {
+            n += 1;
+            rel *= self.growth;
+        }
+        n
+    }
+
+    /// Validates the schedule.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `jitter.initial` unless it is
+    /// finite and > 0, `jitter.max` unless finite and ≥ `initial`,
+    /// `jitter.growth` unless finite and > 1 and large enough that at most
+    /// [`MAX_JITTER_ATTEMPTS`] retries reach `max`.
+    pub fn check(&self) -> Result<()> {
+        check::positive(self.initial, "jitter.initial")?;
+        if !(self.max >= self.initial && self.max.is_finite()) {
+            return Err(Error::InvalidParameter {
+                name: "jitter.max",
+                value: self.max,
+                expected: ">= jitter.initial",
+            });
+        }
+        check::open_interval(
+            self.growth,
+            1.0,
+            f64::INFINITY,
+            "jitter.growth",
+            "a finite value > 1",
+        )?;
+        if self.attempts() > MAX_JITTER_ATTEMPTS {
+            return Err(Error::InvalidParameter {
+                name: "jitter.growth",
+                value: self.growth,
+                expected: "large enough to reach jitter.max from jitter.initial within MAX_JITTER_ATTEMPTS = 200 retries",
+            });
+        }
+        Ok(())
+    }
+}
+
 /// A Cholesky factor of `A + jitter·I`, from [`cholesky_jittered`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct JitteredCholesky {
@@ -149,39 +291,39 @@ pub struct JitteredCholesky {
 /// Cholesky with the usual kernel-matrix remedy: on failure, retry with a
 /// growing multiple of the identity added, and report the jitter used.
 ///
+/// At most [`MAX_JITTER_ATTEMPTS`] + 1 factorisations; the retries stop
+/// early once the jitter (or a shifted diagonal entry) would overflow.
+///
 /// # Errors
-/// As [`cholesky`], plus [`Error::InvalidParameter`] for a bad schedule;
-/// [`Error::NotPositiveDefinite`] reports the largest jitter tried.
+/// As [`cholesky`], plus [`Error::InvalidParameter`] for a bad schedule
+/// ([`Jitter::check`], including one needing more than
+/// [`MAX_JITTER_ATTEMPTS`] retries); [`Error::NotPositiveDefinite`] reports
+/// the largest jitter tried.
 pub fn cholesky_jittered(a: ArrayView2<'_, f64>, schedule: Jitter) -> Result<JitteredCholesky> {
     check_square(&a)?;
-    check::positive(schedule.initial, "jitter.initial")?;
-    if !(schedule.max >= schedule.initial && schedule.max.is_finite()) {
-        return Err(Error::InvalidParameter {
-            name: "jitter.max",
-            value: schedule.max,
-            expected: ">= jitter.initial",
-        });
-    }
-    check::open_interval(
-        schedule.growth,
-        1.0,
-        f64::INFINITY,
-        "jitter.growth",
-        "a finite value > 1",
-    )?;
+    schedule.check()?;
     if let Ok(llt) = llt_lower(a, "a", 0.0) {
         return Ok(JitteredCholesky {
             l: to_ndarray(llt.L()),
             jitter: 0.0,
         });
     }
-    let mean_diag = a.diag().mean().unwrap_or(0.0).abs();
+    let mut mean_diag = a.diag().mean().unwrap_or(0.0);
+    if !mean_diag.is_finite() {
+        // The plain sum overflowed: average the entries divided by n instead.
+        let n = a.nrows() as f64;
+        mean_diag = a.diag().iter().map(|d| d / n).sum();
+    }
+    let mean_diag = mean_diag.abs();
     let scale = if mean_diag > 0.0 { mean_diag } else { 1.0 };
     let mut shifted = a.to_owned();
     let mut rel = schedule.initial;
     let mut tried = 0.0;
     while rel <= schedule.max * (1.0 + 1e-12) {
         let jitter = rel * scale;
+        if !jitter.is_finite() || a.diag().iter().any(|d| !(d + jitter).is_finite()) {
+            break;
+        }
         shifted
             .diag_mut()
             .zip_mut_with(&a.diag(), |s, &d| *s = d + jitter);
@@ -209,13 +351,27 @@ pub enum Triangle {
     Upper,
 }
 
+/// The smallest pivot magnitude [`solve_triangular`] accepts:
+/// `f64::MIN_POSITIVE` (2.2e-308, the smallest normal number). A diagonal
+/// entry below it (zero or subnormal) makes the matrix [`Error::Singular`].
+///
+/// LAPACK's `dtrtrs` (and so `scipy.linalg.solve_triangular`) call only an
+/// exactly zero pivot singular, and return ±∞ for a subnormal one, since
+/// `1/5e-324` overflows; the reciprocal of every normal number is finite.
+/// A relative cutoff such as numpy's rank tolerance `max|tᵢᵢ| · n · ε` is not
+/// used: a triangular system with tiny but normal pivots is often solved
+/// accurately, and callers that want a rank decision have [`svd`].
+pub const MIN_PIVOT: f64 = f64::MIN_POSITIVE;
+
 /// Solves `T x = b` for a triangular `T` by substitution. O(n² k) for k right-hand sides.
 ///
 /// To solve with `Lᵀ`, pass `l.t()` and [`Triangle::Upper`] (no copy is made).
 ///
 /// # Errors
-/// Shape, emptiness and finiteness errors, and [`Error::Singular`] when a
-/// diagonal entry of `T` is zero.
+/// Shape, emptiness and finiteness errors; [`Error::Singular`] when a
+/// diagonal entry of `T` is below [`MIN_PIVOT`] in magnitude (zero or
+/// subnormal); [`Error::Overflow`] when the solution (or an intermediate of
+/// the substitution) exceeds the `f64` range.
 pub fn solve_triangular<B: Rhs>(
     t: ArrayView2<'_, f64>,
     b: B,
@@ -223,7 +379,7 @@ pub fn solve_triangular<B: Rhs>(
 ) -> Result<B::Output> {
     check_square(&t)?;
     let bm = check_rhs(&b, t.nrows())?;
-    if t.diag().iter().any(|&d| d == 0.0) {
+    if t.diag().iter().any(|&d| d.abs() < MIN_PIVOT) {
         return Err(Error::Singular { what: "t" });
     }
     let mut x = faer::Mat::<f64>::zeros(bm.nrows(), bm.ncols());
@@ -232,20 +388,22 @@ pub fn solve_triangular<B: Rhs>(
         Triangle::Lower => tf.solve_lower_triangular_in_place(x.as_mut()),
         Triangle::Upper => tf.solve_upper_triangular_in_place(x.as_mut()),
     });
-    Ok(B::from_matrix(to_ndarray(x.as_ref())))
+    Ok(B::from_matrix(all_finite(to_ndarray(x.as_ref()), "x")?))
 }
 
 /// Solves `A x = b` for a symmetric positive definite `A` through its Cholesky factor.
 /// O(n³/3 + n² k).
 ///
 /// # Errors
-/// As [`cholesky`], plus shape and finiteness errors on `b`.
+/// As [`cholesky`], plus shape and finiteness errors on `b`, and
+/// [`Error::Overflow`] when the solution exceeds the `f64` range (a nearly
+/// singular `A`).
 pub fn solve_spd<B: Rhs>(a: ArrayView2<'_, f64>, b: B) -> Result<B::Output> {
     check_square(&a)?;
     let bm = check_rhs(&b, a.nrows())?;
     let llt = llt_lower(a, "a", 0.0)?;
     let x = with_faer(bm, |bf| llt.solve(bf));
-    Ok(B::from_matrix(to_ndarray(x.as_ref())))
+    Ok(B::from_matrix(all_finite(to_ndarray(x.as_ref()), "x")?))
 }
 
 /// `log det A` of a symmetric positive definite `A`, as `2 Σᵢ log Lᵢᵢ`. O(n³/3).
@@ -271,16 +429,22 @@ pub struct Qr {
 /// Thin Householder QR of an `m × n` matrix. O(2mn² − 2n³/3) for m ≥ n.
 ///
 /// # Errors
-/// [`Error::Empty`], [`Error::NonFinite`].
+/// [`Error::Empty`], [`Error::NonFinite`]; [`Error::Overflow`] when an
+/// entry of `R` (a column norm of `A`) exceeds `f64::MAX`.
 pub fn qr(a: ArrayView2<'_, f64>) -> Result<Qr> {
     check::data(&a, "a")?;
-    Ok(with_faer(a, |m| {
+    let (owned, e) = scaled(a);
+    let (q, r) = with_faer(owned.as_ref().map_or(a, |o| o.view()), |m| {
         let f = m.qr();
-        Qr {
-            q: to_ndarray(f.compute_thin_Q().as_ref()),
-            r: to_ndarray(f.thin_R()),
-        }
-    }))
+        (
+            to_ndarray(f.compute_thin_Q().as_ref()),
+            to_ndarray(f.thin_R()),
+        )
+    });
+    Ok(Qr {
+        q: all_finite(q, "q")?,
+        r: unscale(r, e, "r")?,
+    })
 }
 
 /// A thin singular value decomposition `A = U diag(s) Vᵀ`, from [`svd`].
@@ -304,19 +468,29 @@ impl SvdFactors {
     }
 }
 
+/// The SVD of `a · 2⁻ᵉ` and the exponent `e` ([`scale_exponent`]).
+fn svd_scaled(a: ArrayView2<'_, f64>) -> Result<(SvdFactors, i32)> {
+    check::data(&a, "a")?;
+    let (owned, e) = scaled(a);
+    let f = with_faer(owned.as_ref().map_or(a, |o| o.view()), |m| Svd::new_thin(m))
+        .map_err(|_| Error::NoConvergence { algorithm: "svd" })?;
+    let factors = SvdFactors {
+        u: all_finite(to_ndarray(f.U()), "u")?,
+        s: all_finite(col_to_ndarray(f.S().column_vector()), "singular values")?,
+        vt: all_finite(to_ndarray(f.V().transpose()), "vt")?,
+    };
+    Ok((factors, e))
+}
+
 /// Thin SVD of an `m × n` matrix. O(mn·min(m, n)).
 ///
 /// # Errors
-/// [`Error::Empty`], [`Error::NonFinite`], [`Error::NoConvergence`].
+/// [`Error::Empty`], [`Error::NonFinite`], [`Error::NoConvergence`];
+/// [`Error::Overflow`] when the largest singular value exceeds `f64::MAX`.
 pub fn svd(a: ArrayView2<'_, f64>) -> Result<SvdFactors> {
-    check::data(&a, "a")?;
-    let f = with_faer(a, |m| Svd::new_thin(m))
-        .map_err(|_| Error::NoConvergence { algorithm: "svd" })?;
-    Ok(SvdFactors {
-        u: to_ndarray(f.U()),
-        s: col_to_ndarray(f.S().column_vector()),
-        vt: to_ndarray(f.V().transpose()),
-    })
+    let (mut f, e) = svd_scaled(a)?;
+    f.s = unscale(f.s, e, "singular values")?;
+    Ok(f)
 }
 
 /// A symmetric eigendecomposition `A = V diag(λ) Vᵀ`, from [`eigh`].
@@ -331,14 +505,21 @@ pub struct Eigh {
 /// Eigendecomposition of a symmetric matrix (lower triangle read), eigenvalues sorted ascending. O(n³).
 ///
 /// # Errors
-/// Shape, emptiness and finiteness errors, [`Error::NoConvergence`].
+/// Shape, emptiness and finiteness errors, [`Error::NoConvergence`];
+/// [`Error::Overflow`] when an eigenvalue exceeds the `f64` range.
 pub fn eigh(a: ArrayView2<'_, f64>) -> Result<Eigh> {
     check_square(&a)?;
-    let f = with_faer(a, |m| SelfAdjointEigen::new(m, Side::Lower))
-        .map_err(|_| Error::NoConvergence { algorithm: "eigh" })?;
+    // Only the lower triangle is read: scale by its largest entry.
+    let lower_max = (0..a.nrows()).fold(0.0f64, |m, i| m.max(max_abs(a.row(i).iter().take(i + 1))));
+    let e = scale_exponent(lower_max);
+    let owned = (e != 0).then(|| a.mapv(|v| ldexp(v, -e)));
+    let f = with_faer(owned.as_ref().map_or(a, |o| o.view()), |m| {
+        SelfAdjointEigen::new(m, Side::Lower)
+    })
+    .map_err(|_| Error::NoConvergence { algorithm: "eigh" })?;
     Ok(Eigh {
-        values: col_to_ndarray(f.S().column_vector()),
-        vectors: to_ndarray(f.U()),
+        values: unscale(col_to_ndarray(f.S().column_vector()), e, "eigenvalues")?,
+        vectors: all_finite(to_ndarray(f.U()), "eigenvectors")?,
     })
 }
 
@@ -358,37 +539,46 @@ pub struct Lstsq<X> {
 /// O(mn·min(m, n)).
 ///
 /// # Errors
-/// As [`svd`], plus shape and finiteness errors on `b`.
+/// As [`svd`], plus shape and finiteness errors on `b`, and
+/// [`Error::Overflow`] when `x` exceeds the `f64` range.
 pub fn lstsq<B: Rhs>(a: ArrayView2<'_, f64>, b: B) -> Result<Lstsq<B::Output>> {
     check::data(&a, "a")?;
     let bm = check_rhs(&b, a.nrows())?;
-    let f = svd(a)?;
+    let (f, ea) = svd_scaled(a)?;
     let rank = f.rank();
-    let mut utb = f.u.t().dot(&bm);
+    // x = 2^(eb − ea) · V diag(1/σ') Uᵀ (b 2^−eb), every factor of moderate size.
+    let eb = scale_exponent(max_abs(bm.iter()));
+    let mut utb = if eb == 0 {
+        f.u.t().dot(&bm)
+    } else {
+        f.u.t().dot(&bm.mapv(|v| ldexp(v, -eb)))
+    };
     for (i, mut row) in utb.axis_iter_mut(Axis(0)).enumerate() {
         let w = if i < rank { 1.0 / f.s[i] } else { 0.0 };
         row.mapv_inplace(|v| v * w);
     }
+    let x = unscale(f.vt.t().dot(&utb), eb - ea, "x")?;
     Ok(Lstsq {
-        x: B::from_matrix(f.vt.t().dot(&utb)),
+        x: B::from_matrix(x),
         rank,
-        singular_values: f.s,
+        singular_values: unscale(f.s, ea, "singular values")?,
     })
 }
 
 /// Moore–Penrose pseudo-inverse `A⁺ = V diag(1/σ) Uᵀ` over the numerical rank. O(mn·min(m, n)).
 ///
 /// # Errors
-/// As [`svd`].
+/// As [`svd`], and [`Error::Overflow`] when an entry of `A⁺` exceeds the
+/// `f64` range (the smallest kept singular value is below about `1/f64::MAX`).
 pub fn pinv(a: ArrayView2<'_, f64>) -> Result<Array2<f64>> {
-    let f = svd(a)?;
+    let (f, e) = svd_scaled(a)?;
     let rank = f.rank();
     let mut vt = f.vt;
     for (i, mut row) in vt.axis_iter_mut(Axis(0)).enumerate() {
         let w = if i < rank { 1.0 / f.s[i] } else { 0.0 };
         row.mapv_inplace(|v| v * w);
     }
-    Ok(vt.t().dot(&f.u.t()))
+    unscale(vt.t().dot(&f.u.t()), -e, "pinv")
 }
 
 /// Statistical leverage scores of the rows of `A`: `τᵢ = ‖Uᵢ‖²`, where the
@@ -401,7 +591,7 @@ pub fn pinv(a: ArrayView2<'_, f64>) -> Result<Array2<f64>> {
 /// # Errors
 /// As [`svd`].
 pub fn leverage_scores(a: ArrayView2<'_, f64>) -> Result<Array1<f64>> {
-    let f = svd(a)?;
+    let (f, _) = svd_scaled(a)?;
     let rank = f.rank();
     Ok(f.u
         .rows()

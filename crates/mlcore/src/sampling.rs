@@ -21,8 +21,9 @@ pub fn seeded(seed: u64) -> WorkspaceRng {
     WorkspaceRng::seed_from_u64(seed)
 }
 
-/// Checks weights: finite, non-negative, positive total. Returns the total.
-fn check_weights(weights: &[f64]) -> Result<f64> {
+/// Checks weights: finite, non-negative, with a positive finite total.
+/// Returns the normalised probabilities `wᵢ / Σ w`.
+fn check_weights(weights: &[f64]) -> Result<Vec<f64>> {
     let view = ArrayView1::from(weights);
     check::data(&view, "weights")?;
     if let Some(&w) = weights.iter().find(|&&w| w < 0.0) {
@@ -40,7 +41,7 @@ fn check_weights(weights: &[f64]) -> Result<f64> {
             expected: "a finite value > 0",
         });
     }
-    Ok(total)
+    Ok(weights.iter().map(|w| w / total).collect())
 }
 
 /// Walker's alias table (Vose's construction): O(n) set-up, O(1) per draw of
@@ -60,11 +61,11 @@ impl AliasTable {
     ///
     /// # Errors
     /// [`Error::Empty`], [`Error::NonFinite`], [`Error::InvalidParameter`] for
-    /// a negative weight or a zero total.
+    /// a negative weight, a zero total, or a total that overflows `f64`
+    /// (rescale such weights first).
     pub fn new(weights: &[f64]) -> Result<Self> {
-        let total = check_weights(weights)?;
+        let p = check_weights(weights)?;
         let n = weights.len();
-        let p: Vec<f64> = weights.iter().map(|w| w / total).collect();
         let mut keep: Vec<f64> = p.iter().map(|q| q * n as f64).collect();
         let mut alias: Vec<usize> = (0..n).collect();
         let (mut small, mut large): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| keep[i] < 1.0);
@@ -129,6 +130,8 @@ impl Distribution<usize> for AliasTable {
 /// Efraimidis–Spirakis exponential keys: index `i` gets `Eᵢ / wᵢ` with
 /// `Eᵢ ~ Exp(1)`, and the `k` smallest keys, in increasing order, are the
 /// successive draws. O(n + k log k). Zero-weight indices are never drawn.
+/// Keys that overflow to `+∞` or underflow to 0 (weights near the ends of the
+/// `f64` range) are ordered by `ln Eᵢ − ln wᵢ` among themselves.
 ///
 /// # Errors
 /// As [`AliasTable::new`], and [`Error::InvalidParameter`] when `k` exceeds
@@ -139,11 +142,20 @@ pub fn sample_without_replacement<R: Rng + ?Sized>(
     rng: &mut R,
 ) -> Result<Vec<usize>> {
     check_weights(weights)?;
-    let mut keys: Vec<(f64, usize)> = weights
+    let mut keys: Vec<(f64, f64, usize)> = weights
         .iter()
         .enumerate()
         .filter(|&(_, &w)| w > 0.0)
-        .map(|(i, &w)| (rng.sample::<f64, _>(Exp1) / w, i))
+        .map(|(i, &w)| {
+            let e: f64 = rng.sample(Exp1);
+            let key = e / w;
+            let log_key = if key == 0.0 || key.is_infinite() {
+                e.ln() - w.ln()
+            } else {
+                0.0
+            };
+            (key, log_key, i)
+        })
         .collect();
     if k > keys.len() {
         return Err(Error::InvalidParameter {
@@ -155,20 +167,53 @@ pub fn sample_without_replacement<R: Rng + ?Sized>(
     if k == 0 {
         return Ok(Vec::new());
     }
-    keys.select_nth_unstable_by(k - 1, |a, b| a.0.total_cmp(&b.0));
+    let order = |a: &(f64, f64, usize), b: &(f64, f64, usize)| {
+        a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1))
+    };
+    keys.select_nth_unstable_by(k - 1, order);
     keys.truncate(k);
-    keys.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-    Ok(keys.into_iter().map(|(_, i)| i).collect())
+    keys.sort_unstable_by(order);
+    Ok(keys.into_iter().map(|(_, _, i)| i).collect())
 }
 
 /// An array of independent standard normal draws, of any shape
 /// (`standard_normal(5, rng)`, `standard_normal((3, 4), rng)`).
+///
+/// # Panics
+/// Like every `ndarray` constructor, when the element count overflows
+/// `isize` (and the process aborts when the allocation fails). For a shape
+/// that comes from user input, use [`try_standard_normal`].
 pub fn standard_normal<Sh, R>(shape: Sh, rng: &mut R) -> Array<f64, Sh::Dim>
 where
     Sh: ShapeBuilder,
     R: Rng + ?Sized,
 {
     Array::from_shape_simple_fn(shape, || rng.sample(StandardNormal))
+}
+
+/// [`standard_normal`] with the size checked first: the same draws, in the
+/// same order, or an error instead of a panic or an out-of-memory abort.
+///
+/// # Errors
+/// [`Error::TooLarge`] when the element count overflows `usize`, exceeds
+/// [`check::MAX_ALLOC_BYTES`], or cannot be allocated.
+pub fn try_standard_normal<Sh, R>(shape: Sh, rng: &mut R) -> Result<Array<f64, Sh::Dim>>
+where
+    Sh: ShapeBuilder,
+    R: Rng + ?Sized,
+{
+    let shape = shape.into_shape_with_order();
+    let len = check::alloc_len(
+        ndarray::Dimension::slice(shape.raw_dim()),
+        size_of::<f64>(),
+        "shape",
+    )?;
+    let mut v = check::try_filled(len, 0.0, "shape")?;
+    v.iter_mut().for_each(|x| *x = rng.sample(StandardNormal));
+    Array::from_shape_vec(shape, v).map_err(|e| Error::TooLarge {
+        what: "shape",
+        size: e.to_string(),
+    })
 }
 
 /// The multivariate normal `N(μ, Σ)`, sampled as `μ + L z` with `Σ = L Lᵀ` and `z ~ N(0, I)`.
@@ -195,7 +240,9 @@ impl MultivariateNormal {
     /// `Σ = L Lᵀ` (entries above the diagonal are ignored).
     ///
     /// # Errors
-    /// Shape, emptiness and finiteness errors.
+    /// Shape, emptiness and finiteness errors; [`Error::Overflow`] when a
+    /// draw could overflow: `|μᵢ| + 40 Σⱼ |Lᵢⱼ| > f64::MAX` for some row
+    /// (40 standard deviations bounds every `f64` normal draw).
     pub fn from_cholesky(mean: ArrayView1<'_, f64>, l: ArrayView2<'_, f64>) -> Result<Self> {
         check::data(&mean, "mean")?;
         check::square(&l, "l")?;
@@ -206,6 +253,15 @@ impl MultivariateNormal {
             if j > i {
                 *v = 0.0;
             }
+        }
+        let overflows = l.rows().into_iter().zip(mean.iter()).any(|(row, m)| {
+            let spread: f64 = row.iter().map(|v| v.abs()).sum();
+            !(m.abs() + 40.0 * spread).is_finite()
+        });
+        if overflows {
+            return Err(Error::Overflow {
+                what: "a draw (|mean| + 40·row sum of |L|)",
+            });
         }
         Ok(MultivariateNormal {
             mean: mean.to_owned(),
@@ -229,9 +285,25 @@ impl MultivariateNormal {
     }
 
     /// `n` draws as the rows of an `n × d` matrix. O(n d²).
+    ///
+    /// # Panics
+    /// As [`standard_normal`], when `n · d` overflows; for an `n` from user
+    /// input use [`MultivariateNormal::try_sample_n`].
     pub fn sample_n<R: Rng + ?Sized>(&self, n: usize, rng: &mut R) -> Array2<f64> {
         let z = standard_normal((n, self.dim()), rng);
         z.dot(&self.l.t()) + &self.mean
+    }
+
+    /// [`MultivariateNormal::sample_n`] with the size checked first (the same draws).
+    ///
+    /// # Errors
+    /// [`Error::TooLarge`] when `n · d` overflows, exceeds
+    /// [`check::MAX_ALLOC_BYTES`] (twice: the draws and the result), or
+    /// cannot be allocated.
+    pub fn try_sample_n<R: Rng + ?Sized>(&self, n: usize, rng: &mut R) -> Result<Array2<f64>> {
+        check::alloc_len(&[n, self.dim(), 2], size_of::<f64>(), "n")?;
+        let z = try_standard_normal((n, self.dim()), rng)?;
+        Ok(z.dot(&self.l.t()) + &self.mean)
     }
 }
 

@@ -14,6 +14,11 @@ use ndarray::{Array1, ArrayView1};
 /// Two accumulators over disjoint data merge exactly ([`Welford::merge`],
 /// Chan et al.), which is how parallel runs stay identical to serial ones up
 /// to rounding.
+///
+/// Observations are not checked: a NaN or an infinity propagates into the
+/// moments. For finite observations the mean is always finite (also when
+/// `x − x̄` overflows, as for `±1e308`); the variance is `+∞` exactly when
+/// the sum of squared deviations exceeds `f64::MAX`.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Welford {
     n: u64,
@@ -31,8 +36,16 @@ impl Welford {
     pub fn push(&mut self, x: f64) {
         self.n += 1;
         let d = x - self.mean;
-        self.mean += d / self.n as f64;
-        self.m2 += d * (x - self.mean);
+        if d.is_finite() || !x.is_finite() || !self.mean.is_finite() {
+            self.mean += d / self.n as f64;
+            self.m2 += d * (x - self.mean);
+        } else {
+            // x and the mean are finite but x − x̄ overflows: average the
+            // other way round; the squared deviation is beyond f64::MAX.
+            let n = self.n as f64;
+            self.mean = (self.mean - self.mean / n) + x / n;
+            self.m2 = f64::INFINITY;
+        }
     }
 
     /// Folds in another accumulator, as if its observations had been pushed here.
@@ -40,10 +53,27 @@ impl Welford {
         if other.n == 0 {
             return;
         }
+        if self.n == 0 {
+            // (Also avoids ∞·0 = NaN below when other's mean squared overflows.)
+            *self = *other;
+            return;
+        }
         let n = self.n + other.n;
         let d = other.mean - self.mean;
-        self.mean += d * other.n as f64 / n as f64;
-        self.m2 += other.m2 + d * d * (self.n as f64 * other.n as f64 / n as f64);
+        if d.is_finite() || !self.mean.is_finite() || !other.mean.is_finite() {
+            let shift = d * other.n as f64 / n as f64;
+            // d·n₂ may overflow on its own when |d| is near f64::MAX.
+            self.mean += if shift.is_finite() {
+                shift
+            } else {
+                d * (other.n as f64 / n as f64)
+            };
+            self.m2 += other.m2 + d * d * (self.n as f64 * other.n as f64 / n as f64);
+        } else {
+            let (a, b) = (self.n as f64 / n as f64, other.n as f64 / n as f64);
+            self.mean = self.mean * a + other.mean * b;
+            self.m2 = f64::INFINITY;
+        }
         self.n = n;
     }
 
@@ -75,7 +105,7 @@ impl Welford {
         }
     }
 
-    /// Standard error of the mean, `√(variance / n)`.
+    /// Standard error of the mean, `√(variance / n)` (NaN for fewer than two observations).
     pub fn standard_error(&self) -> f64 {
         (self.variance() / self.n as f64).sqrt()
     }
@@ -138,7 +168,21 @@ pub fn quantile(data: ArrayView1<'_, f64>, q: f64) -> Result<f64> {
     let h = (v.len() - 1) as f64 * q;
     let lo = h.floor() as usize;
     let hi = (lo + 1).min(v.len() - 1);
-    Ok(v[lo] + (h - lo as f64) * (v[hi] - v[lo]))
+    Ok(lerp(v[lo], v[hi], h - lo as f64))
+}
+
+/// `a + t (b − a)` for `a ≤ b` and `t ∈ [0, 1]`, finite for finite `a`, `b`
+/// (the difference may overflow: then `(1 − t) a + t b`). `t = 0` gives `a`.
+fn lerp(a: f64, b: f64, t: f64) -> f64 {
+    if t == 0.0 {
+        return a;
+    }
+    let d = b - a;
+    if d.is_finite() {
+        a + t * d
+    } else {
+        (1.0 - t) * a + t * b
+    }
 }
 
 /// The sample median: the middle order statistic for odd `n`, the mean of
@@ -153,23 +197,39 @@ pub fn median(data: ArrayView1<'_, f64>) -> Result<f64> {
     Ok(if n % 2 == 1 {
         v[n / 2]
     } else {
-        0.5 * (v[n / 2 - 1] + v[n / 2])
+        let (a, b) = (v[n / 2 - 1], v[n / 2]);
+        let sum = a + b;
+        // The sum of two finite values near ±f64::MAX may overflow; halve first then.
+        if sum.is_finite() {
+            0.5 * sum
+        } else {
+            0.5 * a + 0.5 * b
+        }
     })
 }
 
 /// The split-conformal rank `k = ⌈(n+1)(1−α)⌉` for `n` calibration scores.
 ///
 /// May exceed `n`: then no finite threshold has the guarantee, which happens
-/// exactly when `n < 1/α − 1`. The product is computed with a relative
-/// tolerance of 1e-9 before the ceiling, so that an exact integer (n = 19,
-/// α = 0.1 gives 18) does not round up through floating-point error.
+/// exactly when `n < 1/α − 1`. The product is computed in `f64`, so any `n`
+/// up to `usize::MAX` is accepted (a rank beyond `usize::MAX` saturates to
+/// it). Before the ceiling, `min(8ε·(n+1), 10⁻³)` is subtracted: that
+/// absorbs the rounding of `α`, of `1 − α` and of the product (at most
+/// `1.5ε·(n+1)`), so that an exact integer (n = 19, α = 0.1 gives 18) does
+/// not round up, and it never lowers a rank whose exact value is not an
+/// integer (its fractional part then exceeds the correction). Beyond about
+/// 3·10¹² scores the rounding can exceed the correction, and an exact
+/// integer rank may come out one too high: the conservative side.
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] unless `0 < α < 1`.
 pub fn conformal_rank(n: usize, alpha: f64) -> Result<usize> {
     check::open_interval(alpha, 0.0, 1.0, "alpha", "in (0, 1)")?;
-    let target = (n + 1) as f64 * (1.0 - alpha);
-    Ok((target - 1e-9 * target.max(1.0)).ceil().max(0.0) as usize)
+    let n1 = n as f64 + 1.0;
+    let target = n1 * (1.0 - alpha);
+    // `as` saturates at usize::MAX.
+    let tol = (8.0 * f64::EPSILON * n1).min(1e-3);
+    Ok((target - tol).ceil().max(0.0) as usize)
 }
 
 /// The split-conformal threshold: the `⌈(n+1)(1−α)⌉`-th smallest of `n`
@@ -208,8 +268,11 @@ impl Ecdf {
         })
     }
 
-    /// `F̂(x)`, in O(log n).
+    /// `F̂(x)`, in O(log n); NaN for a NaN `x` (`F̂(±∞)` is 1 and 0).
     pub fn eval(&self, x: f64) -> f64 {
+        if x.is_nan() {
+            return f64::NAN;
+        }
         self.sorted.partition_point(|&v| v <= x) as f64 / self.sorted.len() as f64
     }
 
@@ -225,26 +288,68 @@ fn paired(x: ArrayView1<'_, f64>, y: ArrayView1<'_, f64>) -> Result<()> {
     check::len(y.len(), x.len(), "y")
 }
 
+/// A sample centred and scaled so that nothing overflows or underflows for
+/// any finite input: `d[i] = (xᵢ − x̄) / s` with `max |d[i]| = 1`, where the
+/// scale `s = max|xᵢ − x̄|` is kept as `magnitude · spread` (`magnitude =
+/// max|xᵢ|`, `spread ∈ (0, 2]`), since the product itself may overflow.
+struct Centred {
+    d: Vec<f64>,
+    mean: f64,
+    magnitude: f64,
+    spread: f64,
+}
+
+/// [`Centred`] of `x` (non-empty, finite), or [`Error::ZeroVariance`] naming
+/// `what` when every `xᵢ` is the same.
+fn centred(x: ArrayView1<'_, f64>, what: &'static str) -> Result<Centred> {
+    let magnitude = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    if magnitude == 0.0 {
+        return Err(Error::ZeroVariance { what });
+    }
+    let n = x.len() as f64;
+    let xs: Vec<f64> = x.iter().map(|v| v / magnitude).collect();
+    // Two-pass mean of values in [−1, 1]: no overflow, and exact for constant data.
+    let m0 = xs.iter().sum::<f64>() / n;
+    let m = m0 + xs.iter().map(|v| v - m0).sum::<f64>() / n;
+    let mut d: Vec<f64> = xs.iter().map(|v| v - m).collect();
+    let spread = d.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    if spread == 0.0 {
+        return Err(Error::ZeroVariance { what });
+    }
+    d.iter_mut().for_each(|v| *v /= spread);
+    Ok(Centred {
+        d,
+        mean: m * magnitude,
+        magnitude,
+        spread,
+    })
+}
+
+/// `(Σ dx·dy, Σ dx², Σ dy²)` of two centred samples.
+fn co_moments(cx: &Centred, cy: &Centred) -> (f64, f64, f64) {
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (&dx, &dy) in cx.d.iter().zip(&cy.d) {
+        sxy += dx * dy;
+        sxx += dx * dx;
+        syy += dy * dy;
+    }
+    (sxy, sxx, syy)
+}
+
 /// Pearson's correlation `r = Σ(xᵢ − x̄)(yᵢ − ȳ) / √(Σ(xᵢ − x̄)² Σ(yᵢ − ȳ)²)`. O(n).
+///
+/// The deviations are centred and divided by their largest magnitude before
+/// any product is formed, so that `r` is accurate for any finite input
+/// (`x = [1e200, −1e200, 0]`, `y = [1, 2, 3]` gives −0.5, where the textbook
+/// formula overflows to −0).
 ///
 /// # Errors
 /// Emptiness, finiteness and length errors, [`Error::ZeroVariance`] for a constant input.
 pub fn pearson(x: ArrayView1<'_, f64>, y: ArrayView1<'_, f64>) -> Result<f64> {
     paired(x, y)?;
-    let (mx, my) = (x.mean().unwrap_or(0.0), y.mean().unwrap_or(0.0));
-    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
-    for (&a, &b) in x.iter().zip(y.iter()) {
-        let (dx, dy) = (a - mx, b - my);
-        sxy += dx * dy;
-        sxx += dx * dx;
-        syy += dy * dy;
-    }
-    if sxx == 0.0 {
-        return Err(Error::ZeroVariance { what: "x" });
-    }
-    if syy == 0.0 {
-        return Err(Error::ZeroVariance { what: "y" });
-    }
+    let (cx, cy) = (centred(x, "x")?, centred(y, "y")?);
+    let (sxy, sxx, syy) = co_moments(&cx, &cy);
+    // sxx, syy ≥ 1 (some |d| is 1): no underflow, no overflow.
     Ok((sxy / (sxx.sqrt() * syy.sqrt())).clamp(-1.0, 1.0))
 }
 
@@ -282,22 +387,41 @@ pub fn spearman(x: ArrayView1<'_, f64>, y: ArrayView1<'_, f64>) -> Result<f64> {
 /// Ordinary least-squares line `y ≈ slope·x + intercept`:
 /// `slope = Σ(xᵢ − x̄)(yᵢ − ȳ) / Σ(xᵢ − x̄)²`, `intercept = ȳ − slope·x̄`. O(n).
 ///
+/// Computed on centred, scaled deviations (as [`pearson`]), so that any
+/// finite input whose slope and intercept are within the `f64` range gets
+/// them. A constant `y` gives slope 0.
+///
 /// # Errors
 /// Emptiness, finiteness and length errors, [`Error::ZeroVariance`] when all
-/// `x` are equal (the slope is undefined).
+/// `x` are equal (the slope is undefined), [`Error::Overflow`] when the slope
+/// or the intercept exceeds the `f64` range.
 pub fn linear_fit(x: ArrayView1<'_, f64>, y: ArrayView1<'_, f64>) -> Result<(f64, f64)> {
     paired(x, y)?;
-    let (mx, my) = (x.mean().unwrap_or(0.0), y.mean().unwrap_or(0.0));
-    let (mut sxy, mut sxx) = (0.0, 0.0);
-    for (&a, &b) in x.iter().zip(y.iter()) {
-        sxy += (a - mx) * (b - my);
-        sxx += (a - mx) * (a - mx);
+    let cx = centred(x, "x")?;
+    let Ok(cy) = centred(y, "y") else {
+        // A constant y: the fitted line is flat through it.
+        return Ok((0.0, y[0]));
+    };
+    let (sxy, sxx, _) = co_moments(&cx, &cy);
+    // slope = (sxy/sxx) · (spread_y/spread_x) · (magnitude_y/magnitude_x);
+    // the first two factors are moderate, the last may over- or underflow alone.
+    let k = sxy / sxx * (cy.spread / cx.spread);
+    let (my, mx) = (cy.magnitude, cx.magnitude);
+    let orders = [k * (my / mx), (k * my) / mx, (k / mx) * my];
+    let good = |v: &&f64| v.is_finite() && (k == 0.0 || v.abs() >= f64::MIN_POSITIVE);
+    let slope = match orders.iter().find(good) {
+        Some(&v) => v,
+        None => match orders.iter().find(|v| v.is_finite()) {
+            Some(&v) => v, // underflows in every order: the slope is (sub)normal-tiny
+            None => return Err(Error::Overflow { what: "slope" }),
+        },
+    };
+    // ȳ − slope·x̄ with one rounding (no overflow of the product alone).
+    let intercept = (-slope).mul_add(cx.mean, cy.mean);
+    if !intercept.is_finite() {
+        return Err(Error::Overflow { what: "intercept" });
     }
-    if sxx == 0.0 {
-        return Err(Error::ZeroVariance { what: "x" });
-    }
-    let slope = sxy / sxx;
-    Ok((slope, my - slope * mx))
+    Ok((slope, intercept))
 }
 
 /// The exponent k of a power law `y ∝ xᵏ` fitted to the points `(x, y)`: the

@@ -121,6 +121,28 @@ pub enum Error {
         /// The valid range, in words.
         expected: &'static str,
     },
+    /// A table the call would allocate is too large: its entry count
+    /// overflows `usize`, its memory exceeds
+    /// [`MAX_TABLE_BYTES`](crate::horizon::MAX_TABLE_BYTES), or the allocator
+    /// refuses it. Returned before allocating, instead of a panic or an abort.
+    #[error("{what} is too large: {size}")]
+    TooLarge {
+        /// The table (and the arguments that size it).
+        what: &'static str,
+        /// The size asked for, in words: the factors, the entry count and
+        /// the bytes, or which product overflows.
+        size: String,
+    },
+    /// A value computed from finite inputs left the `f64` range (rewards
+    /// near `f64::MAX`, or a long horizon of large rewards): returned instead
+    /// of an infinite or NaN value.
+    #[error("{what} overflows the f64 range at index {index}")]
+    Overflow {
+        /// The quantity (`"V"`, `"Q"`).
+        what: &'static str,
+        /// The flat index of the first overflowing entry.
+        index: usize,
+    },
     /// An iteration stopped at its cap before reaching its tolerance.
     #[error(
         "{algorithm} did not converge in {iterations} iterations (sup-norm residual {residual:e})"

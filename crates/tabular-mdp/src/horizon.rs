@@ -9,6 +9,80 @@ use crate::mdp::FiniteMdp;
 use crate::solve::argmax_first;
 use ndarray::{Array2, Array3};
 
+/// The most memory one call of [`finite_horizon`], [`finite_horizon_plain`]
+/// or [`evaluate_finite_horizon`] (or [`crate::q_learning`]'s table) may
+/// allocate: 16 GiB. The size `(H + 1)·S + H·S·A + H·S` entries of 8 bytes is
+/// checked (with `checked_mul`) before anything is allocated, and a larger
+/// request is an [`Error::TooLarge`]; smaller ones are allocated fallibly, so
+/// a machine with less memory also gets the error rather than an abort.
+pub const MAX_TABLE_BYTES: usize = 1 << 34;
+
+/// Checks that tables of `counts` entries (each a product of `factors`) fit
+/// in [`MAX_TABLE_BYTES`] at 8 bytes per entry.
+pub(crate) fn check_table_size(
+    what: &'static str,
+    names: &str,
+    counts: &[&[usize]],
+) -> Result<usize> {
+    let total = counts.iter().try_fold(0usize, |acc, factors| {
+        factors
+            .iter()
+            .try_fold(1usize, |p, &f| p.checked_mul(f))
+            .and_then(|n| acc.checked_add(n))
+    });
+    let bytes = total.and_then(|t| t.checked_mul(8));
+    match (total, bytes) {
+        (Some(t), Some(b)) if b <= MAX_TABLE_BYTES => Ok(t),
+        (Some(t), Some(b)) => Err(Error::TooLarge {
+            what,
+            size: format!(
+                "{names}: {t} entries, {b} bytes, above the cap of {MAX_TABLE_BYTES} bytes"
+            ),
+        }),
+        _ => Err(Error::TooLarge {
+            what,
+            size: format!("{names}: the entry count overflows usize"),
+        }),
+    }
+}
+
+/// A `Vec` of `len` copies of `value`, or [`Error::TooLarge`] when the
+/// allocator refuses (instead of aborting).
+pub(crate) fn try_vec<T: Clone>(len: usize, value: T, what: &'static str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|e| Error::TooLarge {
+        what,
+        size: format!("{len} entries: the allocation failed ({e})"),
+    })?;
+    v.resize(len, value);
+    Ok(v)
+}
+
+pub(crate) fn try_array2<T: Clone>(
+    shape: (usize, usize),
+    value: T,
+    what: &'static str,
+) -> Result<Array2<T>> {
+    let v = try_vec(shape.0 * shape.1, value, what)?;
+    // ndarray also refuses an axis longer than isize::MAX next to an empty one.
+    Array2::from_shape_vec(shape, v).map_err(|e| Error::TooLarge {
+        what,
+        size: format!("shape {shape:?}: {e}"),
+    })
+}
+
+fn try_array3<T: Clone>(
+    shape: (usize, usize, usize),
+    value: T,
+    what: &'static str,
+) -> Result<Array3<T>> {
+    let v = try_vec(shape.0 * shape.1 * shape.2, value, what)?;
+    Array3::from_shape_vec(shape, v).map_err(|e| Error::TooLarge {
+        what,
+        size: format!("shape {shape:?}: {e}"),
+    })
+}
+
 /// The result of [`finite_horizon`] (non-stationary: everything indexed by the step h).
 #[derive(Debug, Clone, PartialEq)]
 pub struct HorizonSolution {
@@ -29,11 +103,15 @@ pub struct HorizonSolution {
 /// ([`finite_horizon_plain`]). Optimistic planners (UCBVI-style, or the
 /// layered DP of contextual-MDP algorithms) pass their exploration bonus and
 /// the cap `H − h` (rewards in [0, 1]). Complexity O(H · outcomes) time,
-/// O(H·S·A) memory.
+/// O(H·S·A) memory, checked against [`MAX_TABLE_BYTES`] before allocating.
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] for `horizon = 0`; [`Error::InvalidDiscount`]
-/// unless 0 < γ ≤ 1; [`Error::NonFinite`] for a NaN/infinite bonus or a NaN cap.
+/// unless 0 < γ ≤ 1; [`Error::TooLarge`] when the tables `(H + 1)·S + H·S·A
+/// + H·S` entries overflow `usize`, exceed [`MAX_TABLE_BYTES`] or cannot be
+/// allocated; [`Error::NonFinite`] for a NaN/infinite bonus or a NaN or `−∞`
+/// cap (`+∞` means no cap); [`Error::Overflow`] when a Q value leaves the
+/// `f64` range (rewards near `f64::MAX` summed over the horizon).
 pub fn finite_horizon<B, C>(
     mdp: &FiniteMdp,
     horizon: usize,
@@ -54,13 +132,19 @@ where
     }
     check_discount_closed(gamma)?;
     let (ns, na) = (mdp.n_states(), mdp.n_actions());
-    let mut v = Array2::<f64>::zeros((horizon + 1, ns));
-    let mut q = Array3::<f64>::zeros((horizon, ns, na));
-    let mut policy = Array2::<usize>::zeros((horizon, ns));
+    check_table_size(
+        "finite-horizon tables (V, Q, policy)",
+        &format!("horizon {horizon} × {ns} states × {na} actions"),
+        &[&[horizon, ns], &[1, ns], &[horizon, ns, na], &[horizon, ns]],
+    )?;
+    let what = "finite-horizon tables (V, Q, policy)";
+    let mut v = try_array2((horizon + 1, ns), 0.0, what)?;
+    let mut q = try_array3((horizon, ns, na), 0.0, what)?;
+    let mut policy = try_array2((horizon, ns), 0usize, what)?;
     let mut row = vec![0.0; na];
     for h in (0..horizon).rev() {
         let c = cap(h);
-        if c.is_nan() {
+        if c.is_nan() || c == f64::NEG_INFINITY {
             return Err(Error::NonFinite {
                 what: "cap",
                 index: h,
@@ -86,7 +170,15 @@ where
                     };
                     x += o.prob * (o.reward + cont);
                 }
-                *slot = x.min(c);
+                // x = +∞ under a finite cap is the cap (the exact x exceeds
+                // f64::MAX); any other non-finite value is an overflow.
+                *slot = if x.is_nan() { x } else { x.min(c) };
+                if !slot.is_finite() {
+                    return Err(Error::Overflow {
+                        what: "Q",
+                        index: (h * ns + s) * na + a,
+                    });
+                }
                 q[[h, s, a]] = *slot;
             }
             let best = argmax_first(&row);
@@ -114,8 +206,9 @@ pub fn finite_horizon_plain(
 /// Returns the (H + 1) × S table. O(H · outcomes / A).
 ///
 /// # Errors
-/// As [`finite_horizon`], plus [`Error::ActionOutOfRange`] when the policy
-/// returns an action ≥ A.
+/// As [`finite_horizon`] (the size check is on the (H + 1)·S table), plus
+/// [`Error::ActionOutOfRange`] when the policy returns an action ≥ A, and
+/// [`Error::Overflow`] when a value leaves the `f64` range.
 pub fn evaluate_finite_horizon<P>(
     mdp: &FiniteMdp,
     horizon: usize,
@@ -134,7 +227,13 @@ where
     }
     check_discount_closed(gamma)?;
     let ns = mdp.n_states();
-    let mut v = Array2::<f64>::zeros((horizon + 1, ns));
+    let what = "finite-horizon value table";
+    check_table_size(
+        what,
+        &format!("horizon {horizon} × {ns} states"),
+        &[&[horizon, ns], &[1, ns]],
+    )?;
+    let mut v = try_array2((horizon + 1, ns), 0.0, what)?;
     for h in (0..horizon).rev() {
         for s in 0..ns {
             let a = policy(h, s);
@@ -152,6 +251,12 @@ where
                     gamma * v[[h + 1, o.next]]
                 };
                 x += o.prob * (o.reward + cont);
+            }
+            if !x.is_finite() {
+                return Err(Error::Overflow {
+                    what: "V",
+                    index: h * ns + s,
+                });
             }
             v[[h, s]] = x;
         }

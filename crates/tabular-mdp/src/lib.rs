@@ -19,6 +19,10 @@
 //!   action sets, next states in range, probabilities in [0, 1] summing to 1
 //!   within 1e-9, finite rewards) and returns a typed [`Error`]; solvers then
 //!   only check their own parameters.
+//! - **Hostile input.** No entry point panics or returns NaN/∞ on finite
+//!   input: tables are sized with `checked_mul` against [`MAX_TABLE_BYTES`]
+//!   and allocated fallibly ([`Error::TooLarge`]), and a value that leaves
+//!   the `f64` range (rewards near `f64::MAX`) is an [`Error::Overflow`].
 //! - **Infinite horizon** ([`solve`]): the Bellman operator, value iteration
 //!   with a stopping rule that bounds the distance to V*, policy evaluation,
 //!   greedy policies with ties broken by the lowest action index (so results
@@ -73,7 +77,9 @@ pub mod qlearning;
 pub mod solve;
 
 pub use error::{Error, Result};
-pub use horizon::{HorizonSolution, evaluate_finite_horizon, finite_horizon, finite_horizon_plain};
+pub use horizon::{
+    HorizonSolution, MAX_TABLE_BYTES, evaluate_finite_horizon, finite_horizon, finite_horizon_plain,
+};
 pub use mdp::{FiniteMdp, Outcome, STOCHASTIC_TOL};
 pub use qlearning::{
     Environment, MdpEnv, QLearningParams, QTable, Step, StepSize, epsilon_greedy, q_learning,
@@ -83,3 +89,7 @@ pub use solve::{
     ValueSolution, ViParams, argmax_first, bellman_optimal, greedy_policy, policy_evaluation,
     q_from_v, value_iteration,
 };
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

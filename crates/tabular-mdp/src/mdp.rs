@@ -76,10 +76,10 @@ impl FiniteMdp {
             return Err(Error::NoStates);
         }
         let n_actions = table[0].len();
-        let mut offsets = Vec::with_capacity(n_states * n_actions + 1);
-        offsets.push(0);
-        let mut outcomes = Vec::new();
-        for (s, row) in table.into_iter().enumerate() {
+        // Shapes first: only then is S·A bounded by the memory the table
+        // already holds (one `Vec` header per pair), so the capacity below
+        // neither overflows nor asks for more than that.
+        for (s, row) in table.iter().enumerate() {
             if row.is_empty() {
                 return Err(Error::EmptyActions { state: s });
             }
@@ -90,6 +90,11 @@ impl FiniteMdp {
                     got: row.len(),
                 });
             }
+        }
+        let mut offsets = Vec::with_capacity(n_states * n_actions + 1);
+        offsets.push(0);
+        let mut outcomes = Vec::new();
+        for row in table {
             for list in row {
                 outcomes.extend(list);
                 offsets.push(outcomes.len());
@@ -189,7 +194,9 @@ impl FiniteMdp {
         r
     }
 
-    /// Expected immediate reward r(s, a) = Σ p·r.
+    /// Expected immediate reward r(s, a) = Σ p·r. Finite unless some |r| is
+    /// within a relative 1e-9 of `f64::MAX` (Σp may exceed 1 by 1e-9).
+    /// Panics on out-of-range indices.
     pub fn expected_reward(&self, s: usize, a: usize) -> f64 {
         self.outcomes(s, a).iter().map(|o| o.prob * o.reward).sum()
     }

@@ -8,6 +8,7 @@
 //! through the caller's `rng`, so a seed fixes the run.
 
 use crate::error::{Error, Result};
+use crate::horizon::{check_table_size, try_array2};
 use crate::mdp::FiniteMdp;
 use crate::solve::argmax_first;
 use ndarray::Array2;
@@ -175,6 +176,10 @@ pub struct QTable {
 
 impl QTable {
     /// A table of `n_codes × n_actions` entries equal to `init`.
+    ///
+    /// # Panics
+    /// When `n_codes · n_actions` overflows or the allocation fails (as any
+    /// `ndarray` constructor); [`QTable::try_new`] returns an error instead.
     pub fn new(n_codes: usize, n_actions: usize, init: f64) -> Self {
         QTable {
             q: Array2::from_elem((n_codes, n_actions), init),
@@ -182,7 +187,26 @@ impl QTable {
         }
     }
 
-    /// max_a Q(code, a).
+    /// [`QTable::new`] with the size checked first: 16 bytes per entry
+    /// against [`MAX_TABLE_BYTES`](crate::horizon::MAX_TABLE_BYTES), and a
+    /// fallible allocation.
+    ///
+    /// # Errors
+    /// [`Error::TooLarge`].
+    pub fn try_new(n_codes: usize, n_actions: usize, init: f64) -> Result<Self> {
+        let what = "Q table (values and visit counts)";
+        check_table_size(
+            what,
+            &format!("{n_codes} codes × {n_actions} actions"),
+            &[&[n_codes, n_actions], &[n_codes, n_actions]],
+        )?;
+        Ok(QTable {
+            q: try_array2((n_codes, n_actions), init, what)?,
+            visits: try_array2((n_codes, n_actions), 0u64, what)?,
+        })
+    }
+
+    /// max_a Q(code, a). Panics if `code` is out of range (an index, not data).
     pub fn max(&self, code: usize) -> f64 {
         self.q
             .row(code)
@@ -191,7 +215,8 @@ impl QTable {
             .fold(f64::NEG_INFINITY, f64::max)
     }
 
-    /// argmax_a Q(code, a), ties broken by the lowest index.
+    /// argmax_a Q(code, a), ties broken by the lowest index. Panics if `code`
+    /// is out of range.
     pub fn greedy(&self, code: usize) -> usize {
         let row = self.q.row(code);
         match row.as_slice() {
@@ -203,7 +228,8 @@ impl QTable {
 
 /// ε-greedy action: with probability ε a uniformly random action, otherwise
 /// argmax (ties broken by the lowest index). One or two uniform draws.
-/// Returns 0 for an empty row.
+/// Returns 0 for an empty row; an ε above 1 acts as 1, and one below 0 (or
+/// NaN) as 0.
 pub fn epsilon_greedy<R: Rng + ?Sized>(row: &[f64], epsilon: f64, rng: &mut R) -> usize {
     if row.is_empty() {
         return 0;
@@ -243,8 +269,11 @@ pub fn sum_reward_target<S>(gamma: f64) -> impl FnMut(&S, &Step<S>, f64) -> f64 
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] for bad params or an environment without
-/// codes/actions; [`Error::StateOutOfRange`] when `encode` leaves
-/// `0..n_codes`; [`Error::NonFinite`] for a non-finite reward or target.
+/// codes/actions; [`Error::TooLarge`] when the `n_codes × n_actions` table
+/// does not fit ([`QTable::try_new`]); [`Error::StateOutOfRange`] when
+/// `encode` leaves `0..n_codes`; [`Error::NonFinite`] for a non-finite reward
+/// or target. Every Q value stays finite (an update is a convex combination
+/// of the old value and a finite target).
 pub fn q_learning<E, R, T, M>(
     env: &mut E,
     params: &QLearningParams,
@@ -278,7 +307,7 @@ where
             })
         }
     };
-    let mut table = QTable::new(nc, na, params.init_q);
+    let mut table = QTable::try_new(nc, na, params.init_q)?;
     let mut state = env.reset(rng);
     let mut code = code_of(env, &state)?;
     let mut len = 0usize;
@@ -319,7 +348,13 @@ where
             StepSize::Polynomial { exponent } => (*n as f64).powf(-exponent),
         };
         let q = &mut table.q[[code, a]];
-        *q += alpha * (y - *q);
+        let d = y - *q;
+        if d.is_finite() {
+            *q += alpha * d;
+        } else {
+            // y and Q are finite but of opposite signs near f64::MAX.
+            *q = (1.0 - alpha) * *q + alpha * y;
+        }
         len += 1;
         if step.terminal || len >= params.max_episode_len {
             state = env.reset(rng);

@@ -187,15 +187,19 @@ fn check_values(mdp: &FiniteMdp, v: ArrayView1<'_, f64>) -> Result<()> {
 ///
 /// # Errors
 /// [`Error::InvalidDiscount`] unless 0 < γ < 1; [`Error::ShapeMismatch`] or
-/// [`Error::NonFinite`] for a bad `v`.
+/// [`Error::NonFinite`] for a bad `v`; [`Error::Overflow`] when a Q value
+/// leaves the `f64` range (rewards or values near `f64::MAX`).
 pub fn q_from_v(mdp: &FiniteMdp, gamma: f64, v: ArrayView1<'_, f64>) -> Result<Array2<f64>> {
     check_discount_open(gamma)?;
     check_values(mdp, v)?;
     let v = v.to_vec();
-    Ok(Array2::from_shape_fn(
-        (mdp.n_states(), mdp.n_actions()),
-        |(s, a)| backup(mdp, gamma, &v, s, a),
-    ))
+    let q = Array2::from_shape_fn((mdp.n_states(), mdp.n_actions()), |(s, a)| {
+        backup(mdp, gamma, &v, s, a)
+    });
+    match q.iter().position(|x| !x.is_finite()) {
+        Some(index) => Err(Error::Overflow { what: "Q", index }),
+        None => Ok(q),
+    }
 }
 
 /// The optimal Bellman operator (T*V)(s) = max_a Σ p·(r + γ·[¬terminal]·V(s')),
@@ -222,7 +226,8 @@ pub fn bellman_optimal(mdp: &FiniteMdp, gamma: f64, v: ArrayView1<'_, f64>) -> R
 /// # Errors
 /// [`Error::InvalidDiscount`] unless 0 < γ < 1; [`Error::InvalidParameter`]
 /// for bad [`ViParams`]; [`Error::NotConverged`] when `max_iter` sweeps do
-/// not reach the threshold.
+/// not reach the threshold; [`Error::Overflow`] when a value leaves the
+/// `f64` range (|V| can reach max|r|/(1 − γ)).
 pub fn value_iteration(mdp: &FiniteMdp, gamma: f64, params: &ViParams) -> Result<ValueSolution> {
     check_discount_open(gamma)?;
     params.check()?;
@@ -244,7 +249,14 @@ pub fn value_iteration(mdp: &FiniteMdp, gamma: f64, params: &ViParams) -> Result
         for (s, slot) in next.iter_mut().enumerate() {
             let mut best = f64::NEG_INFINITY;
             for a in 0..na {
-                best = best.max(kernel.q(s * na + a, gamma, &v));
+                let q = kernel.q(s * na + a, gamma, &v);
+                if !q.is_finite() {
+                    return Err(Error::Overflow {
+                        what: "Q",
+                        index: s * na + a,
+                    });
+                }
+                best = best.max(q);
             }
             residual = f64::max(residual, (best - v[s]).abs());
             *slot = best;
@@ -276,7 +288,8 @@ pub fn value_iteration(mdp: &FiniteMdp, gamma: f64, params: &ViParams) -> Result
 ///
 /// # Errors
 /// As [`value_iteration`], plus [`Error::ShapeMismatch`] /
-/// [`Error::ActionOutOfRange`] for a bad policy.
+/// [`Error::ActionOutOfRange`] for a bad policy; [`Error::Overflow`] when a
+/// value leaves the `f64` range.
 pub fn policy_evaluation(
     mdp: &FiniteMdp,
     gamma: f64,
@@ -303,6 +316,12 @@ pub fn policy_evaluation(
         residual = 0.0;
         for (s, slot) in next.iter_mut().enumerate() {
             let x = kernel.q(s * na + policy[s], gamma, &v);
+            if !x.is_finite() {
+                return Err(Error::Overflow {
+                    what: "V",
+                    index: s,
+                });
+            }
             residual = f64::max(residual, (x - v[s]).abs());
             *slot = x;
         }
