@@ -48,3 +48,7 @@ pub mod special;
 pub mod stats;
 
 pub use error::{Error, Result};
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
