@@ -54,8 +54,7 @@ use ndarray::{Array1, ArrayView1};
 use rand::{Rng, RngExt};
 use statrs::distribution::{Continuous, StudentsT};
 use statrs::function::beta::beta_reg;
-use statrs::function::erf::erfc_inv;
-use statrs::function::gamma::{gamma_lr, gamma_ur, ln_gamma};
+use statrs::function::gamma::{gamma_lr, ln_gamma};
 
 use crate::error::{Error, Result};
 
@@ -134,22 +133,12 @@ fn zero_variance(what: &'static str) -> Error {
     Error::Core(mlcore::Error::ZeroVariance { what })
 }
 
-/// Standard normal lower tail `Φ(z)`, accurate to ~1e-15 relative in both
-/// tails: `Φ(−|z|) = ½ Q(½, z²/2)` with `Q` the regularised upper incomplete
-/// gamma function of `statrs`. (`statrs` 0.19's `erfc`, and so its
-/// `Normal::cdf`, is accurate to only ~1e-10 relative, which would show in
-/// the Mann–Whitney p-values and the non-central t.)
-fn normal_cdf(z: f64) -> f64 {
-    if z.is_infinite() {
-        return if z > 0.0 { 1.0 } else { 0.0 };
-    }
-    let x = 0.5 * z * z;
-    if x == 0.0 {
-        return 0.5;
-    }
-    let half_tail = 0.5 * gamma_ur(0.5, x);
-    if z < 0.0 { half_tail } else { 1.0 - half_tail }
-}
+/// Standard normal lower tail `Φ(z)`: the workspace's one implementation,
+/// [`mlcore::special::norm_cdf`], accurate to a few ulps in both tails
+/// (`statrs` 0.19's `erfc`, and so its `Normal::cdf`, is accurate to only
+/// ~1e-10 relative, which would show in the Mann–Whitney p-values and the
+/// non-central t).
+use mlcore::special::norm_cdf as normal_cdf;
 
 /// The standard Student t distribution with `df` degrees of freedom.
 fn students_t(df: f64) -> Result<StudentsT> {
@@ -1051,11 +1040,10 @@ fn integrate_nonneg<F: Fn(f64) -> f64>(f: F, a: f64, b: f64, rtol: f64) -> Resul
 fn nct_opposite_tail(s: f64, df: f64, delta: f64) -> Result<f64> {
     let half_df = 0.5 * df;
     let scale = df / (2.0 * s * s);
-    let inv_sqrt_2pi = 1.0 / (2.0 * std::f64::consts::PI).sqrt();
     let integrand = |r: f64| {
         let u = r / (1.0 - r);
         let jac = 1.0 / ((1.0 - r) * (1.0 - r));
-        let phi = inv_sqrt_2pi * (-0.5 * (delta + u) * (delta + u)).exp();
+        let phi = mlcore::special::norm_pdf(delta + u);
         if phi == 0.0 || !jac.is_finite() {
             return 0.0;
         }
@@ -1221,7 +1209,7 @@ pub fn noncentral_t_sf(t: f64, df: f64, nc: f64) -> Result<f64> {
 /// handful of steps.
 fn t_upper_critical(p: f64, df: f64) -> Result<f64> {
     let dist = students_t(df)?;
-    let z = std::f64::consts::SQRT_2 * erfc_inv(2.0 * p);
+    let z = mlcore::special::norm_isf(p);
     let (z2, nu) = (z * z, df);
     let mut c =
         z + (z2 * z + z) / (4.0 * nu) + ((5.0 * z2 + 16.0) * z2 * z + 3.0 * z) / (96.0 * nu * nu);

@@ -39,7 +39,6 @@ use ndarray::{Array1, ArrayView1, aview1};
 use proptest::prelude::*;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 use statrs::function::beta::beta_reg;
-use std::path::{Path, PathBuf};
 
 const ALTS: [Alternative; 3] = [
     Alternative::TwoSided,

@@ -4,15 +4,10 @@ use crate::error::{Error, Result, check_finite};
 use crate::gp::{ExactGp, chol_psd_small};
 use ndarray::{ArrayView1, ArrayView2};
 
-/// Standard normal density `φ(u) = e^{−u²/2}/√(2π)`.
-pub fn normal_pdf(u: f64) -> f64 {
-    (-0.5 * u * u).exp() / (2.0 * std::f64::consts::PI).sqrt()
-}
-
-/// Standard normal distribution function `Φ(u) = ½ erfc(−u/√2)`.
-pub fn normal_cdf(u: f64) -> f64 {
-    0.5 * statrs::function::erf::erfc(-u / std::f64::consts::SQRT_2)
-}
+/// Standard normal density `φ(u)` and distribution function `Φ(u)`: the
+/// workspace's one implementation, [`mlcore::special`] (accurate to a few
+/// ulps in both tails).
+pub use mlcore::special::{norm_cdf as normal_cdf, norm_pdf as normal_pdf};
 
 /// Analytic expected improvement of `f ~ N(μ, σ²)` over `best`:
 /// `EI = E[(f − best)⁺] = σ·(u Φ(u) + φ(u))`, `u = (μ − best)/σ`;
