@@ -525,3 +525,48 @@ fn values_are_formatted_to_four_significant_digits() {
     assert_eq!(format_value(1.5e-7), "1.500e-7");
     assert_eq!(format_value(0.0), "0");
 }
+
+#[test]
+fn expect_compares_every_status_with_the_file() {
+    let file = tmp("expect");
+    std::fs::write(
+        &file,
+        "# findings\nfails not-held\nundecided incomplete  # quick budget\n",
+    )
+    .unwrap();
+    let out_dir = tmp("expect-out");
+    let args = |names: &[&str]| {
+        let mut v = names.to_vec();
+        v.extend([
+            "--out",
+            out_dir.to_str().unwrap(),
+            "--expect",
+            file.to_str().unwrap(),
+        ]);
+        v.into_iter().map(str::to_string).collect::<Vec<_>>()
+    };
+    let run_v = |v: Vec<String>| {
+        let mut out = Vec::new();
+        let code = main_with(v, &registry(), &mut out);
+        (code, String::from_utf8(out).unwrap())
+    };
+    // Expected finding, expected incomplete, unlisted held: all as expected.
+    let (code, out) = run_v(args(&["holds", "fails", "undecided"]));
+    assert_eq!(code, 0, "{out}");
+    // An error never matches; an unlisted reproduction must be held.
+    let (code, out) = run_v(args(&["holds", "panics", "no-checks"]));
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("panics: error (expected held)")
+            && out.contains("no-checks: incomplete (expected held)"),
+        "{out}"
+    );
+    // The full budget decides the undecided one: a change of verdict fails.
+    let mut v = args(&["undecided"]);
+    v.extend(["--budget".to_string(), "full".to_string()]);
+    assert_eq!(run_v(v).0, 1);
+    // A malformed file is a usage error, before anything runs.
+    std::fs::write(&file, "fails maybe\n").unwrap();
+    assert_eq!(run_v(args(&["holds"])).0, 2);
+    assert_eq!(run_v(vec!["--expect".into(), "/no/such/file".into()]).0, 2);
+}

@@ -15,6 +15,8 @@ usage: icml24 [OPTIONS] [NAME...]
   --out DIR             report folder (default: target/report)
   --seed N              master seed (default: 0)
   --data DIR            vendored data sets, one folder each (default: data/ of the repository)
+  --expect FILE         compare each status with FILE (lines `<id> held|not-held|incomplete`;
+                        an id not listed must be held): exit 0 when all match, 1 otherwise
   -h, --help            this text
 
 The runner evaluates each reproduction's declared checks (value, relation,
@@ -52,6 +54,8 @@ pub struct Args {
     pub seed: u64,
     /// `--data`.
     pub data: PathBuf,
+    /// `--expect`: the expected statuses.
+    pub expect: Option<PathBuf>,
     /// The `NAME…` selection; empty means all.
     pub names: Vec<String>,
 }
@@ -66,6 +70,7 @@ impl Args {
             out: PathBuf::from("target/report"),
             seed: 0,
             data: super::default_data_dir(),
+            expect: None,
             names: Vec::new(),
         };
         let mut it = args.into_iter();
@@ -86,6 +91,7 @@ impl Args {
                 "--budget" => parsed.budget = value("--budget")?.parse().map_err(UsageError)?,
                 "--out" => parsed.out = PathBuf::from(value("--out")?),
                 "--data" => parsed.data = PathBuf::from(value("--data")?),
+                "--expect" => parsed.expect = Some(PathBuf::from(value("--expect")?)),
                 "--seed" => {
                     let v = value("--seed")?;
                     parsed.seed = v

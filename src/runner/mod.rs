@@ -17,7 +17,11 @@
 //! interrupted run keeps what finished.
 //!
 //! Exit status: 0 every selected reproduction held; 1 one is not held or
-//! errored; 3 none failed but some are incomplete; 2 usage error.
+//! errored; 3 none failed but some are incomplete; 2 usage error. With
+//! `--expect FILE` (one `<id> held|not-held|incomplete` per line; an id not
+//! listed must be held): 0 when every status is the expected one, 1 otherwise
+//! — what CI runs, so that a documented finding (`not held`) does not fail
+//! the build but any change of a verdict, and any error, does.
 
 mod check;
 mod cli;
@@ -308,7 +312,7 @@ pub fn exit_code(records: &[Record]) -> i32 {
         .any(|s| matches!(s, Status::NotHeld | Status::Error(_)))
     {
         1
-    } else if statuses.iter().any(|s| *s == Status::Incomplete) {
+    } else if statuses.contains(&Status::Incomplete) {
         3
     } else {
         0
@@ -368,6 +372,7 @@ fn run_cli(
             args.out.display()
         ))
     })?;
+    let expected = args.expect.as_deref().map(read_expectations).transpose()?;
     let mut write_failed = false;
     let records = run_all(&selected, args.budget, args.seed, &args.data, |done| {
         if let Err(e) = report::write(done, args.budget, &args.out) {
@@ -389,7 +394,77 @@ fn run_cli(
             args.out.join("report.json").display()
         );
     }
-    Ok(if write_failed { 1 } else { exit_code(&records) })
+    if write_failed {
+        return Ok(1);
+    }
+    match (&args.expect, expected) {
+        (Some(path), Some(expected)) => {
+            let mismatches = compare_expectations(&records, &expected);
+            if mismatches.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "Every status is the one expected in {}.",
+                    path.display()
+                );
+                Ok(0)
+            } else {
+                for m in &mismatches {
+                    let _ = writeln!(out, "unexpected status: {m}");
+                }
+                Ok(1)
+            }
+        }
+        _ => Ok(exit_code(&records)),
+    }
+}
+
+/// Reads an expectations file for `--expect`: one `<id> <status>` per line
+/// (`held`, `not-held`, `incomplete`; `#` starts a comment).
+fn read_expectations(path: &Path) -> Result<Vec<(String, Status)>, UsageError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| UsageError(format!("cannot read {}: {e}", path.display())))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let bad = || {
+            UsageError(format!(
+                "{}:{}: expected `<id> held|not-held|incomplete`",
+                path.display(),
+                i + 1
+            ))
+        };
+        let mut words = line.split_whitespace();
+        let (Some(id), Some(status), None) = (words.next(), words.next(), words.next()) else {
+            return Err(bad());
+        };
+        let status = match status {
+            "held" => Status::Held,
+            "not-held" => Status::NotHeld,
+            "incomplete" => Status::Incomplete,
+            _ => return Err(bad()),
+        };
+        out.push((id.to_string(), status));
+    }
+    Ok(out)
+}
+
+/// The records whose status differs from the expectation (an error never
+/// matches, and a record without an expectation must be `held`).
+pub fn compare_expectations(records: &[Record], expected: &[(String, Status)]) -> Vec<String> {
+    records
+        .iter()
+        .filter_map(|r| {
+            let want = expected
+                .iter()
+                .find(|(id, _)| id == r.id)
+                .map_or(Status::Held, |(_, s)| s.clone());
+            let got = r.status();
+            (got != want).then(|| format!("{}: {} (expected {})", r.id, got.label(), want.label()))
+        })
+        .collect()
 }
 
 /// The message of a panic payload.
