@@ -1,0 +1,83 @@
+//! Pieces shared by the tests: the alternative hypothesis, input checks,
+//! sample moments, and the standard normal cdf.
+
+use crate::error::{Error, Result};
+use ndarray::ArrayView1;
+
+/// The alternative hypothesis of a two-sample comparison of `x` (first
+/// sample) with `y` (second sample).
+///
+/// The names and meanings are scipy's `alternative="two-sided" | "greater" |
+/// "less"` (statsmodels' power functions call the one-sided ones `"larger"`
+/// and `"smaller"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Alternative {
+    /// H₁: the locations of `x` and `y` differ, in either direction.
+    #[default]
+    TwoSided,
+    /// H₁: the location of `x` (the first sample) is larger than that of `y`.
+    /// The paper's one-sided test "conformal > top-k" is `Greater` with the
+    /// conformal arm first.
+    Greater,
+    /// H₁: the location of `x` is smaller than that of `y`.
+    Less,
+}
+
+/// Checks a sample: non-empty, finite, at least `min` observations.
+pub(super) fn check_sample(x: &ArrayView1<'_, f64>, what: &'static str, min: usize) -> Result<()> {
+    if x.is_empty() {
+        return Err(Error::EmptyInput { what });
+    }
+    if let Some(index) = x.iter().position(|v| !v.is_finite()) {
+        return Err(Error::NonFinite { what, index });
+    }
+    if x.len() < min {
+        return Err(Error::TooFewObservations {
+            what,
+            n: x.len(),
+            min,
+        });
+    }
+    Ok(())
+}
+
+/// Checks a significance level α ∈ (0, 1).
+pub(super) fn check_alpha(alpha: f64) -> Result<()> {
+    if alpha > 0.0 && alpha < 1.0 {
+        Ok(())
+    } else {
+        Err(Error::AlphaOutOfRange { alpha })
+    }
+}
+
+/// Sample size, mean and unbiased variance (two passes; exactly 0 for a
+/// constant sample). The sample must be validated and hold ≥ 2 values.
+pub(super) struct Moments {
+    pub(super) n: f64,
+    pub(super) mean: f64,
+    pub(super) var: f64,
+}
+
+pub(super) fn moments(x: &ArrayView1<'_, f64>) -> Moments {
+    let n = x.len() as f64;
+    let mean = x.sum() / n;
+    let first = x[0];
+    let var = if x.iter().all(|&v| v == first) {
+        0.0
+    } else {
+        x.iter().map(|&v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1.0)
+    };
+    Moments { n, mean, var }
+}
+
+/// The zero-variance error.
+pub(super) fn zero_variance(what: &'static str) -> Error {
+    Error::Core(mlcore::Error::ZeroVariance { what })
+}
+
+/// Standard normal lower tail `Φ(z)`: the workspace's one implementation,
+/// [`mlcore::special::norm_cdf`], accurate to a few ulps in both tails
+/// (`statrs` 0.19's `erfc`, and so its `Normal::cdf`, is accurate to only
+/// ~1e-10 relative, which would show in the Mann–Whitney p-values and the
+/// non-central t).
+pub(super) use mlcore::special::norm_cdf as normal_cdf;
