@@ -17,6 +17,11 @@ use ndarray::{Array2, ArrayView1};
 use std::collections::HashMap;
 use tabular_mdp::{FiniteMdp, Outcome, finite_horizon_plain};
 
+// The exact value of a learner's greedy policy is defined with the learner
+// (its learning curve needs it), so that this module depends on `fairqcm`
+// and not the other way round; it is re-exported here, its documented home.
+pub use crate::fairqcm::greedy_value;
+
 /// Largest number of augmented states [`optimal`] enumerates.
 pub const MAX_AUGMENTED_STATES: usize = 2_000_000;
 
@@ -158,58 +163,4 @@ pub fn optimal<E: FairEnv>(env: &E, gamma: f64) -> Result<ExactSolution> {
         value,
         mdp,
     })
-}
-
-/// The exact expected discounted return Σ p₀(s)·V^π(s, 0, 0) of the
-/// learner's greedy policy π(s, m) = argmaxₐ Q(s, m, a), on the true
-/// process (state, true counts u, memory m), by memoised recursion over the
-/// reachable (s, u, m). Works for every memory kind. O(reachable·A·outcomes).
-pub fn greedy_value<E: FairEnv>(learner: &FairQcm<'_, E>, env: &E, gamma: f64) -> f64 {
-    let mem = learner.memory();
-    let full = Memory::new(MemoryKind::Full, env.n_stakeholders(), env.horizon())
-        .unwrap_or_else(|_| mem.clone());
-    let mut memo: HashMap<(usize, usize, usize), f64> = HashMap::new();
-    let zero = mem.init();
-    env.initial()
-        .iter()
-        .map(|&(p, s)| p * value_rec(learner, env, &full, gamma, s, &zero, &zero, &mut memo))
-        .sum()
-}
-
-#[allow(clippy::too_many_arguments)]
-fn value_rec<E: FairEnv>(
-    learner: &FairQcm<'_, E>,
-    env: &E,
-    full: &Memory,
-    gamma: f64,
-    s: usize,
-    u: &[u32],
-    m: &[u32],
-    memo: &mut HashMap<(usize, usize, usize), f64>,
-) -> f64 {
-    let mem = learner.memory();
-    let key = (s, full.encode(u), mem.encode(m));
-    if let Some(&v) = memo.get(&key) {
-        return v;
-    }
-    let a = learner.greedy(s, m);
-    let mut u2 = u.to_vec();
-    let mut m2 = m.to_vec();
-    let mut v = 0.0;
-    for o in env.outcomes(s, a) {
-        u2.copy_from_slice(u);
-        if let Some(g) = o.gain {
-            u2[g] += 1;
-        }
-        mem.update(m, o.gain, &mut m2);
-        let r = env.reward(s, a, &o, &u2);
-        let cont = if env.terminal(o.next, &u2) {
-            0.0
-        } else {
-            gamma * value_rec(learner, env, full, gamma, o.next, &u2, &m2, memo)
-        };
-        v += o.prob * (r + cont);
-    }
-    memo.insert(key, v);
-    v
 }

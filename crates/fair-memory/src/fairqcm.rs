@@ -8,12 +8,16 @@
 //! Valid because the transition (s, a) → (s', Δ) does not depend on the
 //! memory and the reward and the end of the episode are known functions of
 //! the counts (the paper's assumptions, the [`FairEnv`] contract).
+//!
+//! The learner's greedy policy is evaluated exactly by [`greedy_value`]
+//! (also at `dp::greedy_value`), which [`learning_curve`] records.
 
 use crate::env::{EnvOutcome, FairEnv};
 use crate::error::{Error, Result};
 use crate::memory::{Memory, MemoryKind};
 use ndarray::ArrayView1;
 use rand::{Rng, RngExt};
+use std::collections::HashMap;
 use tabular_mdp::{QTable, StepSize, argmax_first};
 
 /// Largest number of Q-table entries a learner allocates (2²⁸ ≈ 2.7e8).
@@ -461,7 +465,7 @@ impl<'e, E: FairEnv> FairQcm<'e, E> {
 }
 
 /// The greedy policy's exact value along training: checkpoints every
-/// `eval_every` episodes ([`crate::dp::greedy_value`]).
+/// `eval_every` episodes ([`greedy_value`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LearningCurve {
     /// Episodes trained at each checkpoint (eval_every, 2·eval_every, …).
@@ -516,10 +520,62 @@ pub fn learning_curve<E: FairEnv, R: Rng + ?Sized>(
         learner.run_episode(rng);
         if e % eval_every == 0 {
             curve.episodes.push(e);
-            curve
-                .values
-                .push(crate::dp::greedy_value(&learner, env, params.gamma));
+            curve.values.push(greedy_value(&learner, env, params.gamma));
         }
     }
     Ok(curve)
+}
+
+/// The exact expected discounted return Σ p₀(s)·V^π(s, 0, 0) of the
+/// learner's greedy policy π(s, m) = argmaxₐ Q(s, m, a), on the true
+/// process (state, true counts u, memory m), by memoised recursion over the
+/// reachable (s, u, m). Works for every memory kind. O(reachable·A·outcomes).
+pub fn greedy_value<E: FairEnv>(learner: &FairQcm<'_, E>, env: &E, gamma: f64) -> f64 {
+    let mem = learner.memory();
+    let full = Memory::new(MemoryKind::Full, env.n_stakeholders(), env.horizon())
+        .unwrap_or_else(|_| mem.clone());
+    let mut memo: HashMap<(usize, usize, usize), f64> = HashMap::new();
+    let zero = mem.init();
+    env.initial()
+        .iter()
+        .map(|&(p, s)| p * value_rec(learner, env, &full, gamma, s, &zero, &zero, &mut memo))
+        .sum()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn value_rec<E: FairEnv>(
+    learner: &FairQcm<'_, E>,
+    env: &E,
+    full: &Memory,
+    gamma: f64,
+    s: usize,
+    u: &[u32],
+    m: &[u32],
+    memo: &mut HashMap<(usize, usize, usize), f64>,
+) -> f64 {
+    let mem = learner.memory();
+    let key = (s, full.encode(u), mem.encode(m));
+    if let Some(&v) = memo.get(&key) {
+        return v;
+    }
+    let a = learner.greedy(s, m);
+    let mut u2 = u.to_vec();
+    let mut m2 = m.to_vec();
+    let mut v = 0.0;
+    for o in env.outcomes(s, a) {
+        u2.copy_from_slice(u);
+        if let Some(g) = o.gain {
+            u2[g] += 1;
+        }
+        mem.update(m, o.gain, &mut m2);
+        let r = env.reward(s, a, &o, &u2);
+        let cont = if env.terminal(o.next, &u2) {
+            0.0
+        } else {
+            gamma * value_rec(learner, env, full, gamma, o.next, &u2, &m2, memo)
+        };
+        v += o.prob * (r + cont);
+    }
+    memo.insert(key, v);
+    v
 }
