@@ -107,6 +107,42 @@ fn argmax(r: &MlmcArgmax) -> Vec<f64> {
     v
 }
 
+/// Level samples of `s` at level `l` (fine only) and `l + 1` (with the
+/// coarse part), `n` each, then the MLMC estimator on levels `l, l + 1`
+/// with `alloc_n` samples, all from one stream seeded with `seed`.
+#[allow(clippy::too_many_arguments)]
+fn sampler_pins<S: LevelSampler>(
+    s: &mut S,
+    seed: u64,
+    l: u32,
+    n: usize,
+    alloc_n: Vec<usize>,
+    depth: &str,
+    coupling: Coupling,
+    put: &mut impl FnMut(String, Vec<f64>),
+) {
+    let mut rng = seeded(seed);
+    for (level, coarse) in [(l, false), (l + 1, true)] {
+        let o = s.sample(level, n, coarse, &mut rng).unwrap();
+        let mut v = o.fine.clone();
+        v.extend(o.coarse.iter().flatten());
+        v.push(o.cost);
+        put(format!("{depth}_sampler {coupling:?} level={level}"), v);
+    }
+    let alloc = Allocation {
+        levels: vec![l, l + 1],
+        n: alloc_n,
+        k: 1.0,
+        model_variance: 0.0,
+    };
+    let e = estimate(s, &alloc, &mut rng).unwrap();
+    let mut v = vec![e.value, e.variance];
+    for l in &e.levels {
+        v.extend([l.mean, l.var]);
+    }
+    put(format!("{depth}_estimate {coupling:?}"), v);
+}
+
 /// Every pinned quantity, by name.
 fn observed() -> Vec<(String, Vec<f64>)> {
     let mut out = Vec::new();
@@ -277,48 +313,18 @@ fn observed() -> Vec<(String, Vec<f64>)> {
             cfg(),
         )
         .unwrap();
-        let mut rng = seeded(61);
-        for (level, coarse) in [(2, false), (3, true)] {
-            let o = s.sample(level, 3, coarse, &mut rng).unwrap();
-            let mut v = o.fine.clone();
-            v.extend(o.coarse.iter().flatten());
-            v.push(o.cost);
-            put(format!("two_step_sampler {coupling:?} level={level}"), v);
-        }
-        let alloc = Allocation {
-            levels: vec![2, 3],
-            n: vec![4, 2],
-            k: 1.0,
-            model_variance: 0.0,
-        };
-        let e = estimate(&mut s, &alloc, &mut rng).unwrap();
-        let mut v = vec![e.value, e.variance];
-        for l in &e.levels {
-            v.extend([l.mean, l.var]);
-        }
-        put(format!("two_step_estimate {coupling:?}"), v);
-
+        sampler_pins(&mut s, 61, 2, 3, vec![4, 2], "two_step", coupling, &mut put);
         let mut s = ThreeStepValueSampler::new(&gs, &[0.4], &bs, bests, coupling, cfg()).unwrap();
-        let mut rng = seeded(62);
-        for (level, coarse) in [(1, false), (2, true)] {
-            let o = s.sample(level, 2, coarse, &mut rng).unwrap();
-            let mut v = o.fine.clone();
-            v.extend(o.coarse.iter().flatten());
-            v.push(o.cost);
-            put(format!("three_step_sampler {coupling:?} level={level}"), v);
-        }
-        let alloc = Allocation {
-            levels: vec![1, 2],
-            n: vec![2, 2],
-            k: 1.0,
-            model_variance: 0.0,
-        };
-        let e = estimate(&mut s, &alloc, &mut rng).unwrap();
-        let mut v = vec![e.value, e.variance];
-        for l in &e.levels {
-            v.extend([l.mean, l.var]);
-        }
-        put(format!("three_step_estimate {coupling:?}"), v);
+        sampler_pins(
+            &mut s,
+            62,
+            1,
+            2,
+            vec![2, 2],
+            "three_step",
+            coupling,
+            &mut put,
+        );
     }
 
     // MLMC maximisers (value and argmax) with every matching rule.
