@@ -1,57 +1,18 @@
 //! The Optim.jl-style `Fminbox` optimiser ([`BoxMethod::Barrier`]) on
 //! closed-form problems, and the official-settings constructors.
 
+mod common;
+
+use common::{FailsAbove, Quadratic, Rosenbrock};
 use diffusion_tempering::models::Pendulum;
 use diffusion_tempering::rk::{L2Form, L2Loss, RkConfig};
 use diffusion_tempering::{
-    Bounds, BoxMethod, EarlyStop, Error, FenrirLikelihood, FilterConfig, Grid, L2Fit, LbfgsConfig,
+    Bounds, BoxMethod, EarlyStop, FenrirLikelihood, FilterConfig, Grid, L2Fit, LbfgsConfig,
     Objective, Observations, Result, Schedule, TemperedFit, minimize, simulate,
 };
 use mlcore::sampling::seeded;
 use proptest::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
-
-/// `Σ wᵢ (θᵢ − cᵢ)²`, counting evaluations.
-struct Quadratic {
-    c: Vec<f64>,
-    w: Vec<f64>,
-}
-
-impl Objective for Quadratic {
-    fn value(&self, t: &[f64]) -> Result<f64> {
-        Ok(t.iter()
-            .zip(&self.c)
-            .zip(&self.w)
-            .map(|((x, c), w)| w * (x - c) * (x - c))
-            .sum())
-    }
-    fn value_grad(&self, t: &[f64]) -> Result<(f64, Vec<f64>)> {
-        let g = t
-            .iter()
-            .zip(&self.c)
-            .zip(&self.w)
-            .map(|((x, c), w)| 2.0 * w * (x - c))
-            .collect();
-        Ok((self.value(t)?, g))
-    }
-}
-
-/// Rosenbrock `(1 − a)² + 100 (b − a²)²`.
-struct Rosenbrock;
-
-impl Objective for Rosenbrock {
-    fn value(&self, t: &[f64]) -> Result<f64> {
-        Ok((1.0 - t[0]).powi(2) + 100.0 * (t[1] - t[0] * t[0]).powi(2))
-    }
-    fn value_grad(&self, t: &[f64]) -> Result<(f64, Vec<f64>)> {
-        let (a, b) = (t[0], t[1]);
-        let g = vec![
-            -2.0 * (1.0 - a) - 400.0 * a * (b - a * a),
-            200.0 * (b - a * a),
-        ];
-        Ok((self.value(t)?, g))
-    }
-}
 
 fn barrier_cfg() -> LbfgsConfig {
     LbfgsConfig::fminbox(1e-12)
@@ -112,20 +73,6 @@ fn a_start_on_a_bound_is_moved_inside() {
 
 /// A loss that fails (like an ODE that blows up) for `θ > 0.5`: the line
 /// search treats the failures as `+∞` and backs off.
-struct FailsAbove;
-
-impl Objective for FailsAbove {
-    fn value(&self, t: &[f64]) -> Result<f64> {
-        if t[0] > 0.5 {
-            return Err(Error::NonFinite { step: 1, t: 0.0 });
-        }
-        Ok((t[0] - 0.45).powi(2))
-    }
-    fn value_grad(&self, t: &[f64]) -> Result<(f64, Vec<f64>)> {
-        Ok((self.value(t)?, vec![2.0 * (t[0] - 0.45)]))
-    }
-}
-
 #[test]
 fn failed_evaluations_count_as_infinite() {
     let b = Bounds::new(vec![0.0], vec![1.0]).unwrap();

@@ -46,3 +46,61 @@ impl OdeModel for Explodes {
         vec![T::from(1.0)]
     }
 }
+
+/// `Σ wᵢ (θᵢ − cᵢ)²`: a separable quadratic loss for the optimisers.
+pub struct Quadratic {
+    pub c: Vec<f64>,
+    pub w: Vec<f64>,
+}
+
+impl diffusion_tempering::Objective for Quadratic {
+    fn value(&self, t: &[f64]) -> diffusion_tempering::Result<f64> {
+        Ok(t.iter()
+            .zip(&self.c)
+            .zip(&self.w)
+            .map(|((x, c), w)| w * (x - c) * (x - c))
+            .sum())
+    }
+    fn value_grad(&self, t: &[f64]) -> diffusion_tempering::Result<(f64, Vec<f64>)> {
+        let g = t
+            .iter()
+            .zip(&self.c)
+            .zip(&self.w)
+            .map(|((x, c), w)| 2.0 * w * (x - c))
+            .collect();
+        Ok((self.value(t)?, g))
+    }
+}
+
+/// Rosenbrock `(1 − a)² + 100 (b − a²)²`.
+pub struct Rosenbrock;
+
+impl diffusion_tempering::Objective for Rosenbrock {
+    fn value(&self, t: &[f64]) -> diffusion_tempering::Result<f64> {
+        Ok((1.0 - t[0]).powi(2) + 100.0 * (t[1] - t[0] * t[0]).powi(2))
+    }
+    fn value_grad(&self, t: &[f64]) -> diffusion_tempering::Result<(f64, Vec<f64>)> {
+        let (a, b) = (t[0], t[1]);
+        let g = vec![
+            -2.0 * (1.0 - a) - 400.0 * a * (b - a * a),
+            200.0 * (b - a * a),
+        ];
+        Ok((self.value(t)?, g))
+    }
+}
+
+/// A loss that fails (like an ODE that blows up) for `θ > 0.5`, minimal at
+/// `θ = 0.45`.
+pub struct FailsAbove;
+
+impl diffusion_tempering::Objective for FailsAbove {
+    fn value(&self, t: &[f64]) -> diffusion_tempering::Result<f64> {
+        if t[0] > 0.5 {
+            return Err(diffusion_tempering::Error::NonFinite { step: 1, t: 0.0 });
+        }
+        Ok((t[0] - 0.45).powi(2))
+    }
+    fn value_grad(&self, t: &[f64]) -> diffusion_tempering::Result<(f64, Vec<f64>)> {
+        Ok((self.value(t)?, vec![2.0 * (t[0] - 0.45)]))
+    }
+}
