@@ -10,12 +10,12 @@
 //! Run: `cargo run --release --example coreset_distortion [-- REPEATS SEED]`
 //! (defaults 10 and 0).
 
-use icml24::coreset::lewis::{LewisOptions, lewis_weights};
-use icml24::coreset::verify::exact_distortion_p2;
-use icml24::mlcore::sampling::seeded;
-use icml24::reproduce::coreset::{
+use coreset::lewis::{LewisOptions, lewis_weights};
+use coreset::verify::exact_distortion_p2;
+use icml24_runner::reproduce::coreset::{
     D, MS, N, SIZES, builder, heavy_tailed_design, responses, uniform_sample,
 };
+use mlcore::sampling::seeded;
 
 fn quantiles(mut v: Vec<f64>) -> (f64, f64) {
     v.sort_by(f64::total_cmp);

@@ -1,7 +1,7 @@
 //! The runner's contract: selection, budgets, statuses, exit codes, the
 //! crash-safe report (Markdown, JSON, SVG), checked on stand-in reproductions.
 
-use icml24::runner::{
+use icml24_runner::runner::{
     BoxError, Budget, Check, Context, Figure, Outcome, Plot, Relation, Reproduction, Series,
     format_value, main_with,
 };
@@ -59,7 +59,6 @@ impl Reproduction for Holds {
                 log_y: true,
             }],
             notes: vec!["a caveat".into()],
-            ..Outcome::default()
         })
     }
 }
@@ -406,8 +405,8 @@ fn the_report_is_valid_json_after_each_reproduction() {
     let reg = registry();
     let selected: Vec<&dyn Reproduction> = reg.iter().map(|r| r.as_ref()).collect();
     let data = tmp("incremental-data");
-    icml24::runner::run_all(&selected, Budget::Quick, 0, &data, |done| {
-        icml24::runner::write_report(done, Budget::Quick, &dir).unwrap();
+    icml24_runner::runner::run_all(&selected, Budget::Quick, 0, &data, |done| {
+        icml24_runner::runner::write_report(done, Budget::Quick, &dir).unwrap();
         let report = json(&dir);
         let n = report["reproductions"].as_array().unwrap().len();
         seen.lock().unwrap().push(n);
@@ -482,7 +481,7 @@ fn the_binary_lists_and_rejects_bad_usage() {
 
 #[test]
 fn every_registered_reproduction_declares_a_sourced_claim() {
-    let reg = icml24::reproduce::registry();
+    let reg = icml24_runner::reproduce::registry();
     assert_eq!(reg.len(), 10);
     for r in &reg {
         assert!(!r.claim().is_empty() && !r.paper().is_empty(), "{}", r.id());
@@ -491,7 +490,7 @@ fn every_registered_reproduction_declares_a_sourced_claim() {
 
 #[test]
 fn the_vendored_data_sets_verify() {
-    let root = icml24::runner::default_data_dir();
+    let root = icml24_runner::runner::default_data_dir();
     let mut n = 0;
     for entry in std::fs::read_dir(&root).unwrap() {
         let dir = entry.unwrap().path();

@@ -577,7 +577,6 @@ impl Reproduction for CmdpEluder {
             figures,
             plots,
             notes,
-            ..Outcome::default()
         })
     }
 }

@@ -532,7 +532,6 @@ impl Reproduction for DiffusionTempering {
                 log_y: true,
             }],
             notes,
-            ..Outcome::default()
         })
     }
 }

@@ -745,7 +745,6 @@ impl Reproduction for MatrixCompletion {
             figures,
             plots,
             notes,
-            ..Outcome::default()
         })
     }
 }

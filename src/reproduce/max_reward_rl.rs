@@ -660,7 +660,6 @@ impl Reproduction for MaxRewardRl {
             figures,
             plots,
             notes,
-            ..Outcome::default()
         })
     }
 }

@@ -398,7 +398,6 @@ impl Reproduction for RicciCausal {
             figures,
             plots,
             notes,
-            ..Outcome::default()
         })
     }
 }

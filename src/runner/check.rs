@@ -388,7 +388,7 @@ mod tests {
         let pass = c(0.0, Relation::AtMost, 1.0);
         let fail = c(2.0, Relation::AtMost, 1.0);
         let open = c(0.0, Relation::AtMost, 1.0).undecided("quick budget");
-        assert_eq!(Status::of(&[pass.clone()]), Status::Held);
+        assert_eq!(Status::of(std::slice::from_ref(&pass)), Status::Held);
         assert_eq!(
             Status::of(&[pass.clone(), open.clone()]),
             Status::Incomplete

@@ -244,8 +244,6 @@ pub fn median(values: &[f64]) -> f64 {
 /// The result of one reproduction run.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Outcome {
-    /// Transitional, ignored by the runner: the verdict comes from `checks`.
-    pub held: bool,
     /// The declared checks; the runner evaluates them.
     pub checks: Vec<Check>,
     /// Informative measured figures (no verdict), in the order to report them.

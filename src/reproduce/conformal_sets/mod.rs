@@ -259,7 +259,6 @@ impl Reproduction for ConformalSets {
             figures,
             plots,
             notes,
-            ..Outcome::default()
         })
     }
 }

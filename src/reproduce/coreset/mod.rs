@@ -415,7 +415,6 @@ impl Reproduction for CoresetDistortion {
             figures,
             plots,
             notes,
-            ..Outcome::default()
         })
     }
 }

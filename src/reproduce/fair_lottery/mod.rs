@@ -271,7 +271,6 @@ impl Reproduction for FairLottery {
             figures,
             plots,
             notes,
-            ..Outcome::default()
         })
     }
 }

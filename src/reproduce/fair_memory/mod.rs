@@ -421,7 +421,6 @@ impl Reproduction for FairMemory {
                 },
             ],
             notes,
-            ..Outcome::default()
         })
     }
 }

@@ -139,7 +139,6 @@ impl Reproduction for LookaheadMlmc {
             figures,
             plots,
             notes,
-            ..Outcome::default()
         })
     }
 }
