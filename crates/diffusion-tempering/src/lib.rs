@@ -44,7 +44,8 @@
 //!   barrier Hessian (no `sᵀy/yᵀy` scaling), cubic backtracking from the
 //!   unit step, per-stage `reltol` met twice in a row (`abstol` is ignored),
 //!   outer rounds until nothing changes. [`BoxMethod::Barrier`] (module
-//!   [`fminbox`]) reproduces it step by step, and
+//!   [`fminbox`]; the port lives in `mlcore::optim`, shared with
+//!   lookahead-mlmc) reproduces it step by step, and
 //!   [`TemperedFit::official`] / [`L2Fit::official`] use it with the
 //!   scripts' tolerances. It makes many line-search evaluations (20–55 per
 //!   iteration on Lotka–Volterra, 5–8 CPU-minutes per start at dt = 0.01),

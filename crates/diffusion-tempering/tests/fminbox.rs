@@ -3,12 +3,12 @@
 
 mod common;
 
-use common::{FailsAbove, Quadratic, Rosenbrock};
+use common::{FailsAbove, Quadratic, Rosenbrock, pendulum_losses};
 use diffusion_tempering::models::Pendulum;
 use diffusion_tempering::rk::{L2Form, L2Loss, RkConfig};
 use diffusion_tempering::{
-    Bounds, BoxMethod, EarlyStop, FenrirLikelihood, FilterConfig, Grid, L2Fit, LbfgsConfig,
-    Objective, Observations, Result, Schedule, TemperedFit, minimize, simulate,
+    Bounds, BoxMethod, EarlyStop, L2Fit, LbfgsConfig, Objective, Observations, Result, Schedule,
+    TemperedFit, minimize, simulate,
 };
 use mlcore::sampling::seeded;
 use proptest::prelude::*;
@@ -126,17 +126,7 @@ fn official_settings_match_the_scripts() {
 
 #[test]
 fn barrier_tempering_and_l2_run_on_the_pendulum() {
-    let model = Pendulum::default();
-    let times: Vec<f64> = (0..=100).map(|i| i as f64 * 0.05).collect();
-    let proj = Observations::selector(&[0], 2).unwrap();
-    let obs = simulate(&model, &[3.0], 0.0, times, proj, 0.1, &mut seeded(3)).unwrap();
-    let lik = FenrirLikelihood::new(
-        model,
-        obs.clone(),
-        Grid::uniform(0.0, 5.0, 0.05).unwrap(),
-        FilterConfig::default(),
-    )
-    .unwrap();
+    let (lik, l2) = pendulum_losses(3);
     let b = Pendulum::bounds();
     let fit = TemperedFit {
         schedule: Schedule::geometric(1e8, 1.0, 9).unwrap(),
@@ -146,9 +136,6 @@ fn barrier_tempering_and_l2_run_on_the_pendulum() {
     assert!((r.params[0] - 3.0).abs() < 0.15, "{:?}", r.params);
     assert_eq!(r.stages.len(), 9);
     // The L2 loss on the official scale from a start next to the truth.
-    let l2 = L2Loss::new(model, obs, 0.0, RkConfig::default())
-        .unwrap()
-        .with_form(L2Form::MeanSquared);
     let r = L2Fit::official().run(&l2, &b, &[3.3]).unwrap();
     assert!((r.params[0] - 3.0).abs() < 0.15, "{:?}", r.params);
 }
@@ -188,17 +175,7 @@ fn early_stop_needs_every_recent_change_small() {
 
 #[test]
 fn ours_plus_stops_stages_early() {
-    let model = Pendulum::default();
-    let times: Vec<f64> = (0..=100).map(|i| i as f64 * 0.05).collect();
-    let proj = Observations::selector(&[0], 2).unwrap();
-    let obs = simulate(&model, &[3.0], 0.0, times, proj, 0.1, &mut seeded(5)).unwrap();
-    let lik = FenrirLikelihood::new(
-        model,
-        obs,
-        Grid::uniform(0.0, 5.0, 0.05).unwrap(),
-        FilterConfig::default(),
-    )
-    .unwrap();
+    let (lik, _) = pendulum_losses(5);
     let schedule = Schedule::geometric(1e8, 1.0, 9).unwrap();
     let full = TemperedFit {
         schedule: schedule.clone(),

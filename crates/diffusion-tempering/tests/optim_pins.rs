@@ -14,13 +14,12 @@
 
 mod common;
 
-use common::{FailsAbove, Quadratic, Rosenbrock};
+use common::{FailsAbove, Quadratic, Rosenbrock, pendulum_losses};
 use diffusion_tempering::models::{LotkaVolterra, Pendulum};
-use diffusion_tempering::rk::{L2Form, L2Loss, RkConfig};
+use diffusion_tempering::rk::L2Form;
 use diffusion_tempering::{
-    Bounds, BoxMethod, EarlyStop, FenrirLikelihood, FilterConfig, FitReport, Grid, L2Fit,
-    LbfgsConfig, LearnedDiffusionFit, Observations, Schedule, StageTol, Synthetic, TemperedFit,
-    minimize, simulate,
+    Bounds, BoxMethod, EarlyStop, FilterConfig, FitReport, Grid, L2Fit, LbfgsConfig,
+    LearnedDiffusionFit, Schedule, StageTol, Synthetic, TemperedFit, minimize,
 };
 use mlcore::sampling::seeded;
 
@@ -48,24 +47,6 @@ fn pin(name: &str, params: &[f64], loss: f64, iters: u64, evals: u64, grad_evals
 
 fn from_report(name: &str, r: &FitReport) -> Pin {
     pin(name, &r.params, r.loss, r.iters, r.evals, r.grad_evals)
-}
-
-fn pendulum() -> (FenrirLikelihood<Pendulum>, L2Loss<Pendulum>) {
-    let model = Pendulum::default();
-    let times: Vec<f64> = (0..=100).map(|i| i as f64 * 0.05).collect();
-    let proj = Observations::selector(&[0], 2).unwrap();
-    let obs = simulate(&model, &[3.0], 0.0, times, proj, 0.1, &mut seeded(3)).unwrap();
-    let lik = FenrirLikelihood::new(
-        model,
-        obs.clone(),
-        Grid::uniform(0.0, 5.0, 0.05).unwrap(),
-        FilterConfig::default(),
-    )
-    .unwrap();
-    let l2 = L2Loss::new(model, obs, 0.0, RkConfig::default())
-        .unwrap()
-        .with_form(L2Form::MeanSquared);
-    (lik, l2)
 }
 
 /// Plain minimisations with the `Fminbox` port.
@@ -202,7 +183,7 @@ fn logistic_runs() -> Vec<Pin> {
 
 /// Whole fits on the pendulum (Fenrir tempering, L2, learned diffusion).
 fn pendulum_fits() -> Vec<Pin> {
-    let (lik, l2) = pendulum();
+    let (lik, l2) = pendulum_losses(3);
     let b = Pendulum::bounds();
     let schedule = Schedule::geometric(1e8, 1.0, 9).unwrap();
     let mut out = Vec::new();

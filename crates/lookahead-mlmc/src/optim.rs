@@ -1,4 +1,5 @@
-//! Boxes and multi-start L-BFGS (argmin) with a sigmoid box transform.
+//! Boxes and multi-start L-BFGS with a sigmoid box transform, on
+//! [`mlcore::optim`].
 //!
 //! The paper maximises every acquisition with BoTorch's `optimize_acqf`
 //! (L-BFGS-B, `num_restarts = 20`, `raw_samples = 256`). Here each restart runs
@@ -7,20 +8,22 @@
 //! the transform instead of by projection (a documented deviation from
 //! L-BFGS-B; optima on the boundary are approached by L-BFGS, then reached by
 //! snapping coordinates within [`SNAP`] of a bound onto it when that does not
-//! lower the value).
+//! lower the value). The minimiser is the workspace's one,
+//! [`mlcore::optim::minimize_logit`] on `−f` with
+//! [`LineSearch::MoreThuente`], failed values at `1e300` and the
+//! [`Pullback::Chained`] arithmetic this crate's results were recorded
+//! with; this module keeps the crate's box, objective trait (maximised,
+//! finite-difference gradients by default), settings and restart policy.
 
 use crate::error::{Error, Result, check_finite};
-use argmin::core::{CostFunction, Executor, Gradient, State};
-use argmin::solver::linesearch::MoreThuenteLineSearch;
-use argmin::solver::quasinewton::LBFGS;
+use mlcore::optim::{self, BoxMethod, LineSearch, Logistic, Pullback, StageTol};
 use ndarray::ArrayView1;
-use rand::{Rng, RngExt};
+use rand::Rng;
 
 /// A box `∏ₖ [lowerₖ, upperₖ]` with `lowerₖ < upperₖ`, all finite.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bounds {
-    lower: Vec<f64>,
-    upper: Vec<f64>,
+    core: optim::Bounds,
 }
 
 impl Bounds {
@@ -49,7 +52,9 @@ impl Bounds {
                 });
             }
         }
-        Ok(Bounds { lower, upper })
+        Ok(Bounds {
+            core: optim::Bounds::new(lower, upper)?,
+        })
     }
 
     /// The same box from ndarray views.
@@ -71,41 +76,38 @@ impl Bounds {
     /// The same box repeated `times` times (the box of a batch of `times` points).
     pub fn repeat(&self, times: usize) -> Bounds {
         Bounds {
-            lower: self.lower.repeat(times),
-            upper: self.upper.repeat(times),
+            core: self.core.repeat(times),
         }
     }
 
     /// The dimension `d`.
     pub fn dim(&self) -> usize {
-        self.lower.len()
+        self.core.dim()
     }
 
     /// Lower bounds.
     pub fn lower(&self) -> &[f64] {
-        &self.lower
+        self.core.lower()
     }
 
     /// Upper bounds.
     pub fn upper(&self) -> &[f64] {
-        &self.upper
+        self.core.upper()
+    }
+
+    /// The same box as [`mlcore::optim::Bounds`] (what the optimiser takes).
+    pub fn as_core(&self) -> &optim::Bounds {
+        &self.core
     }
 
     /// A point drawn uniformly from the box.
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> Vec<f64> {
-        self.lower
-            .iter()
-            .zip(&self.upper)
-            .map(|(&l, &u)| l + (u - l) * rng.random::<f64>())
-            .collect()
+        self.core.sample(rng)
     }
 
     /// `x` clamped into the box.
     pub fn clamp(&self, x: &[f64]) -> Vec<f64> {
-        x.iter()
-            .zip(self.lower.iter().zip(&self.upper))
-            .map(|(&v, (&l, &u))| v.clamp(l, u))
-            .collect()
+        self.core.clamp(x)
     }
 
     /// Checks that `x` has dimension `d` and finite entries.
@@ -195,69 +197,53 @@ pub struct LocalOptimum {
     pub value: f64,
 }
 
-struct Transformed<'a, O: Objective> {
+impl LbfgsConfig {
+    /// These settings for [`mlcore::optim`] (see the module docs).
+    fn core(&self) -> optim::Lbfgs {
+        optim::Lbfgs {
+            memory: self.memory,
+            max_iters: self.max_iters,
+            grad_tol: self.tol_grad,
+            cost_tol: self.tol_cost,
+            tol: None,
+            patience: 1,
+            early_stop: None,
+            box_method: BoxMethod::Logistic,
+            line_search: LineSearch::MoreThuente,
+            max_step: f64::INFINITY,
+            rounds: 1,
+            round_tol: StageTol { abs: 0.0, rel: 0.0 },
+            max_evals: self.max_evals.map(|m| m as u64),
+            logistic: Logistic {
+                clip: 1e-6,
+                fail_value: 1e300,
+                pullback: Pullback::Chained,
+            },
+        }
+    }
+}
+
+/// `−f` (to be minimised) with the gradient of [`Objective::gradient`] at
+/// finite-difference steps `steps`; never fails.
+struct Negated<'a, O: ?Sized> {
     obj: &'a O,
-    lower: &'a [f64],
-    width: Vec<f64>,
     steps: Vec<f64>,
-    evals: std::cell::Cell<usize>,
-    cap: usize,
 }
 
-fn sigmoid(u: f64) -> f64 {
-    1.0 / (1.0 + (-u).exp())
-}
-
-impl<O: Objective> Transformed<'_, O> {
-    fn to_x(&self, u: &[f64]) -> Vec<f64> {
-        u.iter()
-            .zip(self.lower.iter().zip(&self.width))
-            .map(|(&u, (&l, &w))| l + w * sigmoid(u))
-            .collect()
+impl<O: Objective + ?Sized> optim::Objective for Negated<'_, O> {
+    type Error = mlcore::Error;
+    fn value(&self, x: &[f64]) -> mlcore::Result<f64> {
+        Ok(-self.obj.value(x))
     }
-    fn to_u(&self, x: &[f64]) -> Vec<f64> {
-        x.iter()
-            .zip(self.lower.iter().zip(&self.width))
-            .map(|(&x, (&l, &w))| {
-                let t = ((x - l) / w).clamp(1e-6, 1.0 - 1e-6);
-                (t / (1.0 - t)).ln()
-            })
-            .collect()
+    fn value_grad(&self, x: &[f64]) -> mlcore::Result<(f64, Vec<f64>)> {
+        Ok((-self.obj.value(x), self.gradient(x)?))
     }
-}
-
-fn finite_or_big(v: f64) -> f64 {
-    if v.is_finite() { v } else { 1e300 }
-}
-
-impl<O: Objective> CostFunction for Transformed<'_, O> {
-    type Param = Vec<f64>;
-    type Output = f64;
-    fn cost(&self, u: &Vec<f64>) -> std::result::Result<f64, argmin::core::Error> {
-        if self.evals.get() >= self.cap {
-            return Ok(1e300);
-        }
-        self.evals.set(self.evals.get() + 1);
-        Ok(finite_or_big(-self.obj.value(&self.to_x(u))))
-    }
-}
-
-impl<O: Objective> Gradient for Transformed<'_, O> {
-    type Param = Vec<f64>;
-    type Gradient = Vec<f64>;
-    fn gradient(&self, u: &Vec<f64>) -> std::result::Result<Vec<f64>, argmin::core::Error> {
-        if self.evals.get() >= self.cap {
-            return Ok(vec![0.0; u.len()]);
-        }
-        let x = self.to_x(u);
-        let g = self.obj.gradient(&x, &self.steps);
-        Ok(g.iter()
-            .zip(u.iter().zip(&self.width))
-            .map(|(&g, (&u, &w))| {
-                let s = sigmoid(u);
-                let v = -g * w * s * (1.0 - s);
-                if v.is_finite() { v } else { 0.0 }
-            })
+    fn gradient(&self, x: &[f64]) -> mlcore::Result<Vec<f64>> {
+        Ok(self
+            .obj
+            .gradient(x, &self.steps)
+            .iter()
+            .map(|g| -g)
             .collect())
     }
 }
@@ -277,7 +263,9 @@ pub const SNAP: f64 = 1e-3;
 ///
 /// # Errors
 /// [`Error::InvalidBatchSize`] without starts, [`Error::DimensionMismatch`] /
-/// [`Error::NonFinite`] for a bad start, [`Error::InvalidParameter`] for a bad config.
+/// [`Error::NonFinite`] for a bad start, [`Error::InvalidParameter`] for a bad
+/// `fd_step`, [`Error::Core`] for tolerances [`mlcore::optim::Lbfgs::check`]
+/// rejects (negative or NaN).
 pub fn maximize_multistart<O: Objective>(
     obj: &O,
     bounds: &Bounds,
@@ -299,76 +287,43 @@ pub fn maximize_multistart<O: Objective>(
             expected: "0 < fd_step < 0.1",
         });
     }
-    let width: Vec<f64> = bounds
-        .lower()
-        .iter()
-        .zip(bounds.upper())
-        .map(|(l, u)| u - l)
-        .collect();
-    let steps = width.iter().map(|w| w * cfg.fd_step).collect();
-    let cap = cfg.max_evals.unwrap_or(usize::MAX);
-    let problem = Transformed {
+    let core = cfg.core();
+    if cfg.max_iters > 0 {
+        core.check()?;
+    }
+    let problem = Negated {
         obj,
-        lower: bounds.lower(),
-        width,
-        steps,
-        evals: std::cell::Cell::new(0),
-        cap,
+        steps: bounds
+            .as_core()
+            .widths()
+            .iter()
+            .map(|w| w * cfg.fd_step)
+            .collect(),
     };
     let mut out = Vec::with_capacity(starts.len());
     for s in starts {
         bounds.check_point("start", s)?;
-        let u0 = problem.to_u(s);
-        let x0 = problem.to_x(&u0);
+        let u0 = bounds.as_core().to_logit(s, core.logistic.clip);
+        let x0 = core.logistic.to_box(bounds.as_core(), &u0);
         let v0 = obj.value(&x0);
         let mut best = LocalOptimum { x: x0, value: v0 };
-        if cfg.max_iters > 0 {
-            let solver = LBFGS::new(MoreThuenteLineSearch::new(), cfg.memory)
-                .with_tolerance_grad(cfg.tol_grad)
-                .and_then(|s| s.with_tolerance_cost(cfg.tol_cost));
-            if let Ok(solver) = solver {
-                let run = Transformed {
-                    obj,
-                    lower: bounds.lower(),
-                    width: problem.width.clone(),
-                    steps: problem.steps.clone(),
-                    evals: std::cell::Cell::new(0),
-                    cap,
+        // A run that argmin aborts keeps the start.
+        if cfg.max_iters > 0
+            && let Ok((fit, _)) = optim::minimize_logit(&problem, bounds.as_core(), u0, &core, None)
+        {
+            let v = obj.value(&fit.params);
+            if v.is_finite() && (v > best.value || !best.value.is_finite()) {
+                best = LocalOptimum {
+                    x: fit.params,
+                    value: v,
                 };
-                let res = Executor::new(run, solver)
-                    .configure(|st| st.param(u0).max_iters(cfg.max_iters))
-                    .timer(false)
-                    .run();
-                if let Ok(res) = res
-                    && let Some(u) = res.state().get_best_param()
-                {
-                    let x = problem.to_x(u);
-                    let v = obj.value(&x);
-                    if v.is_finite() && (v > best.value || !best.value.is_finite()) {
-                        best = LocalOptimum { x, value: v };
-                    }
-                }
             }
         }
         // Boundary snap: the sigmoid never reaches the box, so a coordinate
         // within `SNAP` (relative) of a bound is moved onto it, kept if the
         // value does not drop (a boundary optimum is then hit exactly, and
         // coupled fine/coarse problems land on the same point).
-        let snapped: Vec<f64> = best
-            .x
-            .iter()
-            .zip(bounds.lower().iter().zip(bounds.upper()))
-            .map(|(&x, (&l, &u))| {
-                let t = (x - l) / (u - l);
-                if t < SNAP {
-                    l
-                } else if t > 1.0 - SNAP {
-                    u
-                } else {
-                    x
-                }
-            })
-            .collect();
+        let snapped = bounds.as_core().snap(&best.x, SNAP);
         if snapped != best.x {
             let v = obj.value(&snapped);
             if v.is_finite() && v >= best.value {

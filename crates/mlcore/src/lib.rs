@@ -20,6 +20,9 @@
 //!   `SHA256SUMS` when loaded.
 //! - [`check`]: the input checks every entry point runs first, each failing
 //!   with a typed [`Error`].
+//! - [`optim`]: one box-constrained L-BFGS (argmin) for every crate — a
+//!   logistic box map or Optim.jl's `Fminbox` log barrier, seeded
+//!   multistart.
 //!
 //! ```
 //! use mlcore::{linalg, sampling, stats};
@@ -43,6 +46,7 @@ pub mod error;
 mod hypothesis;
 mod intervals;
 pub mod linalg;
+pub mod optim;
 pub mod sampling;
 pub mod special;
 pub mod stats;

@@ -104,3 +104,32 @@ impl diffusion_tempering::Objective for FailsAbove {
         Ok((self.value(t)?, vec![2.0 * (t[0] - 0.45)]))
     }
 }
+
+/// The pendulum (l = 3) observed with σ² = 0.1 every 0.05 on [0, 5], data
+/// drawn with `seeded(seed)`: the Fenrir likelihood on the same grid and
+/// the L2 loss on the official (mean-squared) scale.
+pub fn pendulum_losses(
+    seed: u64,
+) -> (
+    diffusion_tempering::FenrirLikelihood<diffusion_tempering::models::Pendulum>,
+    diffusion_tempering::rk::L2Loss<diffusion_tempering::models::Pendulum>,
+) {
+    use diffusion_tempering::rk::{L2Form, L2Loss, RkConfig};
+    use diffusion_tempering::{FenrirLikelihood, FilterConfig, Grid, Observations, simulate};
+    let model = diffusion_tempering::models::Pendulum::default();
+    let times: Vec<f64> = (0..=100).map(|i| i as f64 * 0.05).collect();
+    let proj = Observations::selector(&[0], 2).unwrap();
+    let mut rng = mlcore::sampling::seeded(seed);
+    let obs = simulate(&model, &[3.0], 0.0, times, proj, 0.1, &mut rng).unwrap();
+    let lik = FenrirLikelihood::new(
+        model,
+        obs.clone(),
+        Grid::uniform(0.0, 5.0, 0.05).unwrap(),
+        FilterConfig::default(),
+    )
+    .unwrap();
+    let l2 = L2Loss::new(model, obs, 0.0, RkConfig::default())
+        .unwrap()
+        .with_form(L2Form::MeanSquared);
+    (lik, l2)
+}
