@@ -20,7 +20,7 @@ use mlcore::stats::{Welford, power_law_exponent};
 use ndarray::array;
 use std::time::Instant;
 
-/// BoTorch 0.18.1 `qMultiStepLookahead` (batch_sizes = [2], N = M = 256,
+/// BoTorch 0.18.1 `qMultiStepLookahead` (batch_sizes = \[2\], N = M = 256,
 /// ExpectedImprovement then qExpectedImprovement with `make_best_f`) at
 /// x = 1 with X' = [1.5, 2.5] for every fantasy, mean of 20 seeds and its
 /// standard error (docs/perf.md, `scripts/compare/lookahead_mlmc.py`).

@@ -85,10 +85,10 @@ impl<O: Objective + ?Sized> optim::Objective for Core<'_, O> {
 }
 
 /// Minimises `obj` over `bounds` from `init` with L-BFGS, the box handled
-/// as `cfg.box_method` says: [`BoxMethod::Logistic`] (argmin's L-BFGS with
+/// as `cfg.box_method` says: [`BoxMethod::Logistic`](super::BoxMethod::Logistic) (argmin's L-BFGS with
 /// a backtracking Armijo search in `u = logit((θ − lo)/(hi − lo))`, starts
 /// near a bound nudged in by `10⁻⁴` of the width) or
-/// [`BoxMethod::Barrier`] (Optim.jl's `Fminbox`, as the official scripts).
+/// [`BoxMethod::Barrier`](super::BoxMethod::Barrier) (Optim.jl's `Fminbox`, as the official scripts).
 /// A point where the loss fails (e.g. NaN in the ODE) counts as `+∞` for
 /// the line search.
 ///

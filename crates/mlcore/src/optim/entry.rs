@@ -12,7 +12,7 @@ use crate::error::Error;
 ///
 /// The logistic method evaluates the start once first (not counted in
 /// [`LocalFit::evals`]) and returns the objective's error if that fails;
-/// a start within [`Logistic::clip`] of the width from a bound is moved
+/// a start within [`Logistic::clip`](super::Logistic::clip) of the width from a bound is moved
 /// inside by that much. The barrier method moves a start on a bound 1 %
 /// inside, as Optim.jl does.
 ///

@@ -26,10 +26,10 @@
 //! given first step (warm starts, as a tempering schedule does, with
 //! [`warm_step`]).
 //!
-//! **Failures.** A bad box, start or setting is a typed [`Error`] before
+//! **Failures.** A bad box, start or setting is a typed [`Error`](crate::Error) before
 //! anything is evaluated ([`Bounds::new`], [`Bounds::check`],
 //! [`Lbfgs::check`]). The objective's own error type is
-//! [`Objective::Error`] (any type that an [`Error`] converts into): an error
+//! [`Objective::Error`] (any type that an [`Error`](crate::Error) converts into): an error
 //! at the start of [`minimize`] is returned; anywhere else, an error or a
 //! non-finite value counts as a failed point — `+∞` for the barrier method,
 //! [`Logistic::fail_value`] for the logistic one — so the line search backs

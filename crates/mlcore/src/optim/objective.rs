@@ -70,7 +70,7 @@ pub struct LocalFit {
     /// L-BFGS iterations.
     pub iters: u64,
     /// Objective evaluations (values only, line-search trials included; the
-    /// start check of [`minimize`] is not counted).
+    /// start check of [`minimize`](super::minimize) is not counted).
     pub evals: u64,
     /// Gradient evaluations.
     pub grad_evals: u64,
