@@ -3,7 +3,7 @@
 //! responses m, next to uniform sampling of the same expected size.
 //!
 //! Prints the median and 90th percentile of ε = max(hi − 1, 1 − lo), the
-//! exact range of F_S(X)/F(X) over all X, for m ∈ {1, 10, 100}: the coreset
+//! exact range of F_S(X)/F(X) over all X, for m ∈ {1, 8, 32} (the runner's `MS`): the coreset
 //! columns should shrink with k and agree across m, the uniform ones stay large
 //! because uniform draws miss the few heavy rows.
 //!
