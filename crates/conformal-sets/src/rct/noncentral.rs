@@ -280,8 +280,12 @@ fn nct_both(t: f64, df: f64, nc: f64) -> Result<(f64, f64)> {
 /// tails where `scipy.stats.nct` (Boost) is itself off, e.g.
 /// `P(T ≥ 3.43)` at ν = 171.4, δ = −4.54 is 2.42813e-15 (40-digit
 /// quadrature), which scipy gives as 2.385e-15. The log-gamma prefactors
-/// inside `statrs`'s incomplete beta and gamma functions cost about
-/// `ν·ln ν·1e-16` relative beyond that (~1e-10 at ν = 10⁵).
+/// inside `statrs`'s incomplete beta and gamma functions limit it: they cost
+/// about `ν·ln ν·1e-16` relative at large ν (~1e-10 at ν = 10⁵), and at large
+/// |δ| the series starts at the Poisson mode `j ≈ δ²/2`, where `statrs`'s
+/// `ln Γ(j + ½ + ν/2)` is off by ~1e-13 absolute (`ln Γ(32.25)` by 1.4e-13
+/// against a 30-digit value), so the error reaches ~2e-13 relative by
+/// |δ| ≈ 8 (e.g. `sf(7.68, ν = 0.5, δ = 7.87)`: 1.6e-13 absolute).
 ///
 /// Complexity: O(δ + 1) series terms (a few dozen for |δ| ≤ 10); the
 /// opposite-side integral takes ~15–500 evaluations of `P`.
