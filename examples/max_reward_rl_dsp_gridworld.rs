@@ -28,28 +28,26 @@ fn rollouts<R: Rng>(
     pol: &AugmentedPolicy,
     n: usize,
     rng: &mut R,
-) -> (f64, f64) {
+) -> Result<(f64, f64), max_reward_rl::Error> {
     let lat = m.lattice();
     let (mut hits, mut steps) = (0usize, 0usize);
     for _ in 0..n {
         let (mut s, mut y) = (g.start(), 0usize);
         for t in 0..HORIZON {
-            let o = m.mdp().sample(s, pol.action(s, y), rng);
+            let o = m.mdp().sample(s, pol.action(s, y)?, rng);
             if o.next == g.goal() {
                 hits += 1;
                 steps += t + 1;
                 break;
             }
-            y = if y == lat.saturated() {
-                y
-            } else {
-                lat.reward_index(o.reward)
-                    .map_or(lat.saturated(), |ri| lat.next(y, ri))
+            y = match lat.reward_index(o.reward) {
+                Some(ri) => lat.next(y, ri)?,
+                None => lat.saturated(),
             };
             s = o.next;
         }
     }
-    (hits as f64 / n as f64, steps as f64 / hits.max(1) as f64)
+    Ok((hits as f64 / n as f64, steps as f64 / hits.max(1) as f64))
 }
 
 fn main() -> Result<(), max_reward_rl::Error> {
@@ -68,7 +66,7 @@ fn main() -> Result<(), max_reward_rl::Error> {
     println!(
         "8×8 slippery DSP grid (S start, G goal, * waypoint), slip 0.2, β = 0.9, waypoints every 3 steps:"
     );
-    print!("{}", g.render(None));
+    print!("{}", g.render(None)?);
     println!(
         "{} states, y-lattice |Y| = {} (γ = 0.95), {} augmented states\n",
         g.n_states(),
@@ -78,12 +76,14 @@ fn main() -> Result<(), max_reward_rl::Error> {
 
     let sum = value_iteration(&mdp, 0.99, &ViParams::default())?;
     let max = m.solve(&ViParams::default())?;
-    let sum_pol = AugmentedPolicy::markov(&sum.policy, m.n_y());
+    let sum_pol = AugmentedPolicy::markov(&sum.policy, m.n_y())?;
     println!("sum-reward optimal policy (γ = 0.99):");
-    print!("{}", g.render(Some(&sum.policy)));
-    let y0: Vec<usize> = (0..g.n_states()).map(|s| max.policy.action(s, 0)).collect();
+    print!("{}", g.render(Some(&sum.policy))?);
+    let y0: Vec<usize> = (0..g.n_states())
+        .map(|s| max.policy.action(s, 0))
+        .collect::<Result<_, _>>()?;
     println!("max-reward optimal policy at y = 0 (γ = 0.95):");
-    print!("{}", g.render(Some(&y0)));
+    print!("{}", g.render(Some(&y0))?);
 
     let mut rng = seeded(11);
     let tight = ViParams::default();
@@ -95,7 +95,7 @@ fn main() -> Result<(), max_reward_rl::Error> {
         ("max-optimal", &max.policy, None),
     ] {
         let reach = m.reach_probability(pol, &goal, g.start(), HORIZON)?;
-        let (mc, st) = rollouts(&m, &g, pol, 20_000, &mut rng);
+        let (mc, st) = rollouts(&m, &g, pol, 20_000, &mut rng)?;
         let vmax = m.evaluate(pol, &tight)?[[g.start(), 0]];
         let vsum = match markov {
             Some(p) => format!(
@@ -117,11 +117,11 @@ fn main() -> Result<(), max_reward_rl::Error> {
     let tm = max_q_learning(&m, g.start(), &params, &mut seeded(0), |_, _| {})?;
     let ts = sum_q_learning(&m, 0.99, g.start(), &params, &mut seeded(0), |_, _| {})?;
     let pm = greedy_from_table(&m, &tm)?;
-    let ps = AugmentedPolicy::markov(&greedy_policy(ts.q.view()), m.n_y());
+    let ps = AugmentedPolicy::markov(&greedy_policy(ts.q.view()), m.n_y())?;
     println!("\nlearned (10⁶ steps, ε = 0.2, α = 1/n^0.6, seed 0):");
     for (name, pol) in [("Q-learning", &ps), ("max-Q-learning", &pm)] {
         let reach = m.reach_probability(pol, &goal, g.start(), HORIZON)?;
-        let (mc, st) = rollouts(&m, &g, pol, 20_000, &mut rng);
+        let (mc, st) = rollouts(&m, &g, pol, 20_000, &mut rng)?;
         println!("{name:<17} P(goal) = {reach:.4}, Monte Carlo {mc:.4} ({st:.1} steps)");
     }
     Ok(())

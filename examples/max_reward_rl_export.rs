@@ -50,7 +50,7 @@ fn write_case(
             m.n_states(),
             m.n_actions(),
             m.n_y(),
-            m.export_index(start, 0)
+            m.export_index(start, 0)?
         ),
     )?;
     println!(

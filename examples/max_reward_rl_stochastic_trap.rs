@@ -60,7 +60,7 @@ fn main() -> Result<(), max_reward_rl::Error> {
     let pick = |a: usize| ["A", "B"][a];
     println!(
         "picks: max-reward operator -> {} (correct), Gottipati operator -> {} (wrong)",
-        pick(sol.policy.action(0, 0)),
+        pick(sol.policy.action(0, 0)?),
         pick(g.policy[0])
     );
     let y1 = m
@@ -95,7 +95,7 @@ fn main() -> Result<(), max_reward_rl::Error> {
     )?;
     let worst = (0..m.n_states())
         .flat_map(|s| (0..m.n_y()).map(move |y| (s, y)))
-        .map(|(s, y)| (vs.v[m.export_index(s, y)] - sol.v[[s, y]]).abs())
+        .map(|(s, y)| (vs.v[(s * m.n_y()) + y] - sol.v[[s, y]]).abs())
         .fold(0.0, f64::max);
     println!(
         "export: standard MDP with {} states; ordinary value iteration agrees to {worst:.1e}",

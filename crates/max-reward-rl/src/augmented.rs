@@ -19,7 +19,7 @@
 //! Arrays: v has shape S × |Y| (`v[[s, y]]`, y a lattice index), q has shape
 //! S × |Y| × A (`q[[s, y, a]]`).
 
-use crate::error::{Error, Result, check_finite, check_gamma};
+use crate::error::{Error, Result, check_finite, check_gamma, check_index};
 use crate::ygrid::YLattice;
 use ndarray::{Array2, Array3, ArrayView2};
 use tabular_mdp::{FiniteMdp, Outcome, ViParams};
@@ -81,21 +81,23 @@ impl AugmentedPolicy {
     /// A policy from its table (`actions[s·|Y| + y]`) and saturated actions.
     ///
     /// # Errors
-    /// [`Error::ShapeMismatch`] for wrong lengths.
+    /// [`Error::ShapeMismatch`] for wrong lengths; [`Error::Core`]
+    /// (`TooLarge`) when `n_states × n_y` overflows.
     pub fn new(
         n_states: usize,
         n_y: usize,
         actions: Vec<usize>,
         saturated: Vec<usize>,
     ) -> Result<Self> {
-        if actions.len() != n_states * n_y || saturated.len() != n_states {
+        let table = mlcore::check::alloc_len(
+            &[n_states, n_y],
+            std::mem::size_of::<usize>(),
+            "augmented policy table",
+        )?;
+        if actions.len() != table || saturated.len() != n_states {
             return Err(Error::ShapeMismatch {
                 what: "augmented policy",
-                expected: format!(
-                    "{} actions and {} saturated actions",
-                    n_states * n_y,
-                    n_states
-                ),
+                expected: format!("{table} actions and {n_states} saturated actions"),
                 got: format!("{} and {}", actions.len(), saturated.len()),
             });
         }
@@ -108,22 +110,40 @@ impl AugmentedPolicy {
     }
 
     /// A Markov policy π(s) that ignores y (e.g. a sum-reward optimal policy),
-    /// lifted to augmented states.
-    pub fn markov(policy: &[usize], n_y: usize) -> Self {
+    /// lifted to augmented states. O(S·|Y|).
+    ///
+    /// # Errors
+    /// [`Error::Core`] (`TooLarge`) when the S × |Y| table overflows or
+    /// exceeds the allocation cap.
+    pub fn markov(policy: &[usize], n_y: usize) -> Result<Self> {
+        mlcore::check::alloc_len(
+            &[policy.len(), n_y],
+            std::mem::size_of::<usize>(),
+            "augmented policy table",
+        )?;
         let actions = policy
             .iter()
             .flat_map(|&a| std::iter::repeat_n(a, n_y))
             .collect();
-        AugmentedPolicy {
+        Ok(AugmentedPolicy {
             n_states: policy.len(),
             n_y,
             actions,
             saturated: policy.to_vec(),
-        }
+        })
     }
 
-    /// The action in (s, y); `y = |Y|` is the saturated class.
-    pub fn action(&self, s: usize, y: usize) -> usize {
+    /// The action in (s, y); `y = |Y|` (or above) is the saturated class.
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] unless `s < n_states()`.
+    pub fn action(&self, s: usize, y: usize) -> Result<usize> {
+        check_index("state", s, self.n_states)?;
+        Ok(self.action_unchecked(s, y))
+    }
+
+    /// [`AugmentedPolicy::action`] for a valid state (crate internal).
+    pub(crate) fn action_unchecked(&self, s: usize, y: usize) -> usize {
         if y >= self.n_y {
             self.saturated[s]
         } else {
@@ -179,7 +199,9 @@ impl MaxRewardMdp {
     /// [`Error::InvalidDiscount`] unless 0 < γ < 1; [`Error::NonFinite`] for a
     /// non-finite shift; [`Error::NegativeReward`] for a reward with
     /// r + shift < 0; [`Error::YGridTooLarge`] when the lattice exceeds
-    /// `max_lattice`. Complexity O(outcomes + |Y|·|R|).
+    /// `max_lattice`; [`Error::Core`] (`TooLarge`) when the Q table on
+    /// (s, y, a) would overflow or exceed the allocation cap. Complexity
+    /// O(outcomes + |Y|·|R|).
     pub fn new(mdp: &FiniteMdp, params: &MaxRewardParams) -> Result<Self> {
         check_gamma(params.gamma)?;
         check_finite(params.reward_shift, "reward_shift", 0)?;
@@ -203,6 +225,13 @@ impl MaxRewardMdp {
             }
         }
         let lattice = YLattice::new(&rewards, params.gamma, params.max_lattice)?;
+        // Every solver stores Q on (s, y, a): check that table before anyone
+        // allocates it.
+        mlcore::check::alloc_len(
+            &[mdp.n_states(), lattice.len(), na],
+            std::mem::size_of::<f64>(),
+            "augmented Q table (states × y-lattice × actions)",
+        )?;
         let reward_idx = rewards
             .iter()
             .map(|&r| lattice.reward_index(r).unwrap_or(0))
@@ -274,14 +303,14 @@ impl MaxRewardMdp {
     fn backup(&self, v: &[f64], s: usize, y: usize, a: usize) -> f64 {
         let ny = self.lattice.len();
         let sat = ny;
-        let yv = self.lattice.value(y);
+        let yv = self.lattice.value_unchecked(y);
         let mut acc = 0.0;
         for (o, r, ri) in self.outcomes(s, a) {
-            let yn = self.lattice.next(y, ri);
+            let yn = self.lattice.next_unchecked(y, ri);
             let x = if o.terminal || yn == sat {
                 yv.max(r)
             } else {
-                self.gamma * self.lattice.value(yn).max(v[o.next * ny + yn])
+                self.gamma * self.lattice.value_unchecked(yn).max(v[o.next * ny + yn])
             };
             acc += o.prob * x;
         }
@@ -372,7 +401,7 @@ impl MaxRewardMdp {
         let flat = self.check_v(v)?;
         Ok(Array2::from_shape_fn(
             (self.n_states(), self.n_y()),
-            |(s, y)| self.backup(&flat, s, y, policy.action(s, y)),
+            |(s, y)| self.backup(&flat, s, y, policy.action_unchecked(s, y)),
         ))
     }
 
@@ -409,7 +438,7 @@ impl MaxRewardMdp {
                     q.fill(0.0);
                     for (o, r, ri) in self.outcomes(s, a) {
                         let p = o.prob;
-                        let row = self.lattice.next_row(ri);
+                        let row = self.lattice.next_row_unchecked(ri);
                         let vrow = &v[o.next * ny..(o.next + 1) * ny];
                         if o.terminal {
                             for (qy, &yv) in q.iter_mut().zip(ys) {
@@ -536,7 +565,9 @@ impl MaxRewardMdp {
     /// other than the max-reward objective, such as goal-reach rates.
     ///
     /// # Errors
-    /// [`Error::ShapeMismatch`] when `q` is not S × |Y| × A.
+    /// [`Error::ShapeMismatch`] when `q` is not S × |Y| × A;
+    /// [`Error::NonFinite`] for a NaN or infinite entry (an argmax over NaN
+    /// would pick an arbitrary action).
     pub fn greedy_policy(&self, q: &Array3<f64>) -> Result<AugmentedPolicy> {
         let shape = (self.n_states(), self.n_y(), self.n_actions());
         if q.dim() != shape {
@@ -545,6 +576,9 @@ impl MaxRewardMdp {
                 expected: format!("shape {shape:?}"),
                 got: format!("shape {:?}", q.dim()),
             });
+        }
+        for (i, &x) in q.iter().enumerate() {
+            check_finite(x, "q", i)?;
         }
         let (ns, ny, na) = shape;
         let mut actions = Vec::with_capacity(ns * ny);
@@ -574,11 +608,11 @@ impl MaxRewardMdp {
         let mut v = vec![0.0; ns * ny];
         for y in (1..ny).rev() {
             for s in 0..ns {
-                v[s * ny + y] = self.backup(&v, s, y, policy.action(s, y));
+                v[s * ny + y] = self.backup(&v, s, y, policy.action_unchecked(s, y));
             }
         }
         self.iterate_zero_layer(&mut v, params, |m, v, s| {
-            m.backup(v, s, 0, policy.action(s, 0))
+            m.backup(v, s, 0, policy.action_unchecked(s, 0))
         })?;
         to_array2(v, ns, ny)
     }
@@ -615,7 +649,7 @@ impl MaxRewardMdp {
         for _ in 0..horizon {
             for s in 0..ns {
                 for y in 0..ny1 {
-                    let a = policy.action(s, y);
+                    let a = policy.action_unchecked(s, y);
                     let mut acc = 0.0;
                     for (o, _, ri) in self.outcomes(s, a) {
                         let x = if target[o.next] {
@@ -626,7 +660,7 @@ impl MaxRewardMdp {
                             let yn = if y == sat {
                                 sat
                             } else {
-                                self.lattice.next(y, ri)
+                                self.lattice.next_unchecked(y, ri)
                             };
                             p[o.next * ny1 + yn]
                         };
@@ -654,7 +688,7 @@ impl MaxRewardMdp {
         while let Some((s, y)) = stack.pop() {
             for a in 0..self.n_actions() {
                 for (o, _, ri) in self.outcomes(s, a) {
-                    let yn = self.lattice.next(y, ri);
+                    let yn = self.lattice.next_unchecked(y, ri);
                     if o.terminal || o.prob == 0.0 || yn == ny {
                         continue;
                     }
@@ -669,8 +703,13 @@ impl MaxRewardMdp {
     }
 
     /// Index of augmented state (s, y) in the exported MDP: s·|Y| + y.
-    pub fn export_index(&self, s: usize, y: usize) -> usize {
-        s * self.n_y() + y
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] unless `s < n_states()` and `y < n_y()`.
+    pub fn export_index(&self, s: usize, y: usize) -> Result<usize> {
+        check_index("state", s, self.n_states())?;
+        check_index("y-lattice point", y, self.n_y())?;
+        Ok(s * self.n_y() + y)
     }
 
     /// The reduction to a standard discounted MDP (returned with its γ).
@@ -692,13 +731,13 @@ impl MaxRewardMdp {
         let mut table: Vec<Vec<Vec<Outcome>>> = Vec::with_capacity(absorbing + 1);
         for s in 0..ns {
             for y in 0..ny {
-                let yv = self.lattice.value(y);
+                let yv = self.lattice.value_unchecked(y);
                 let mut row = Vec::with_capacity(na);
                 for a in 0..na {
                     let list = self
                         .outcomes(s, a)
                         .map(|(o, r, ri)| {
-                            let yn = self.lattice.next(y, ri);
+                            let yn = self.lattice.next_unchecked(y, ri);
                             if o.terminal || yn == ny {
                                 Outcome::new(absorbing, o.prob, yv.max(r))
                             } else {

@@ -85,6 +85,7 @@ pub struct GridWorld {
     goal: usize,
     reward: GridReward,
     slip_prob: f64,
+    continuing: bool,
     cell_to_state: Vec<Option<usize>>,
     state_to_cell: Vec<usize>,
 }
@@ -155,9 +156,13 @@ impl GridWorld {
     /// An open `height × width` grid (no walls), start top-left, goal bottom-right.
     ///
     /// # Errors
-    /// As [`GridWorld::from_ascii`]; [`Error::InvalidGrid`] for a 1 × 1 grid.
+    /// As [`GridWorld::from_ascii`]; [`Error::InvalidGrid`] for a 1 × 1 grid;
+    /// [`Error::Core`] (`TooLarge`) when `height × width` overflows or the
+    /// cell tables would exceed the allocation cap.
     pub fn open(height: usize, width: usize, reward: GridReward, slip_prob: f64) -> Result<Self> {
-        if height * width < 2 {
+        // The cell table and the per-cell state index: 16 bytes a cell.
+        let cells = mlcore::check::alloc_len(&[height, width], 16, "grid cells")?;
+        if cells < 2 {
             return Err(Error::InvalidGrid {
                 reason: "an open grid needs at least two cells".into(),
             });
@@ -165,9 +170,9 @@ impl GridWorld {
         Self::build(
             height,
             width,
-            vec![true; height * width],
+            vec![true; cells],
             0,
-            height * width - 1,
+            cells - 1,
             reward,
             slip_prob,
         )
@@ -233,9 +238,28 @@ impl GridWorld {
             goal,
             reward,
             slip_prob,
+            continuing: false,
             cell_to_state,
             state_to_cell,
         })
+    }
+
+    /// The same grid as a *continuing* task, as in the paper's PointMaze
+    /// runs: the goal is absorbing and pays 1 on every step spent there (every
+    /// action stays), and no state ends the episode (episodes are cut at a
+    /// horizon by the learner). Under the discounted sum of rewards, reaching
+    /// the goal is then worth γ^d/(1 − γ) against at most β^{k+1}/(1 − γ) for
+    /// parking on a waypoint, so for γ close to 1 the sum-optimal policy goes
+    /// to the goal: a failure of sum-reward *learning* to get there is a
+    /// failure of learning, not of the objective.
+    pub fn continuing(mut self) -> Self {
+        self.continuing = true;
+        self
+    }
+
+    /// Whether the goal is absorbing and paying (see [`GridWorld::continuing`]).
+    pub fn is_continuing(&self) -> bool {
+        self.continuing
     }
 
     /// Number of states (free cells).
@@ -351,7 +375,9 @@ impl GridWorld {
     /// The finite MDP: 4 actions; outcomes of the intended and slipped moves
     /// merged by next state (probability 1 − slip + slip/4 for the intended
     /// move, slip/4 for each other). The goal's own actions loop to itself
-    /// with reward 0 and end the episode (it is never left).
+    /// with reward 0 and end the episode (it is never left); in a
+    /// [`continuing`](GridWorld::continuing) grid they loop with reward 1 and
+    /// nothing ends the episode.
     ///
     /// # Errors
     /// None in practice (the construction is valid by design); a validation
@@ -363,7 +389,11 @@ impl GridWorld {
             let mut row = Vec::with_capacity(4);
             for a in 0..4 {
                 if s == self.goal {
-                    row.push(vec![Outcome::terminal(s, 1.0, 0.0)]);
+                    row.push(vec![if self.continuing {
+                        Outcome::new(s, 1.0, 1.0)
+                    } else {
+                        Outcome::terminal(s, 1.0, 0.0)
+                    }]);
                     continue;
                 }
                 let mut list: Vec<Outcome> = Vec::with_capacity(4);
@@ -383,7 +413,7 @@ impl GridWorld {
                             next: n,
                             prob: p,
                             reward: rewards[n],
-                            terminal: n == self.goal,
+                            terminal: n == self.goal && !self.continuing,
                         }),
                     }
                 }
@@ -395,17 +425,38 @@ impl GridWorld {
     }
 
     /// A text picture: `#` wall, `G` goal, `S` start, `*` waypoint, `.` other;
-    /// with `policy`, arrows `^>v<` on non-goal states instead.
-    pub fn render(&self, policy: Option<&[usize]>) -> String {
+    /// with `policy` (one action per state), arrows `^>v<` on non-goal states
+    /// instead. O(height·width).
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] when `policy` does not have one entry per
+    /// state; [`Error::InvalidParameter`] for an action ≥ 4.
+    pub fn render(&self, policy: Option<&[usize]>) -> Result<String> {
+        if let Some(p) = policy {
+            if p.len() != self.n_states() {
+                return Err(Error::ShapeMismatch {
+                    what: "policy (one action per state)",
+                    expected: format!("{} entries", self.n_states()),
+                    got: format!("{} entries", p.len()),
+                });
+            }
+            if let Some(&a) = p.iter().find(|&&a| a >= 4) {
+                return Err(Error::InvalidParameter {
+                    name: "policy action",
+                    value: a as f64,
+                    expected: "0 (up), 1 (right), 2 (down) or 3 (left)",
+                });
+            }
+        }
         let wp = self.waypoints();
-        let mut out = String::new();
+        let mut out = String::with_capacity(self.height * (self.width + 1));
         for r in 0..self.height {
             for c in 0..self.width {
                 let ch = match self.state_at(r, c) {
                     None => '#',
                     Some(s) if s == self.goal => 'G',
                     Some(s) => match policy {
-                        Some(p) => ['^', '>', 'v', '<'][p[s] % 4],
+                        Some(p) => ['^', '>', 'v', '<'][p[s]],
                         None if s == self.start => 'S',
                         None if wp[s] => '*',
                         None => '.',
@@ -415,6 +466,6 @@ impl GridWorld {
             }
             out.push('\n');
         }
-        out
+        Ok(out)
     }
 }

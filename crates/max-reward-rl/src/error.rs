@@ -62,6 +62,16 @@ pub enum Error {
         /// The segment length.
         len: usize,
     },
+    /// An index argument is out of range.
+    #[error("{what} index {index} is out of range (length {len})")]
+    IndexOutOfRange {
+        /// What is indexed.
+        what: &'static str,
+        /// The index given.
+        index: usize,
+        /// The number of valid indices.
+        len: usize,
+    },
     /// A grid-world description is invalid.
     #[error("invalid grid world: {reason}")]
     InvalidGrid {
@@ -82,6 +92,10 @@ pub enum Error {
     /// set, state out of range, non-convergence, …).
     #[error(transparent)]
     Mdp(#[from] tabular_mdp::Error),
+    /// A size check of the shared core failed (an array that would overflow
+    /// `usize` or exceed the allocation cap).
+    #[error(transparent)]
+    Core(#[from] mlcore::Error),
 }
 
 /// `Result` with the crate's [`Error`].
@@ -92,6 +106,14 @@ pub(crate) fn check_gamma(gamma: f64) -> Result<()> {
         Ok(())
     } else {
         Err(Error::InvalidDiscount { gamma })
+    }
+}
+
+pub(crate) fn check_index(what: &'static str, index: usize, len: usize) -> Result<()> {
+    if index < len {
+        Ok(())
+    } else {
+        Err(Error::IndexOutOfRange { what, index, len })
     }
 }
 

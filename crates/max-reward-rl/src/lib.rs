@@ -78,7 +78,7 @@
 //! // q*(s0, y = 0, A) = 0.700 and q*(s0, y = 0, B) = 0.675: take A.
 //! assert!((sol.q[[0, 0, 0]] - 0.700).abs() < 1e-12);
 //! assert!((sol.q[[0, 0, 1]] - 0.675).abs() < 1e-12);
-//! assert_eq!(sol.policy.action(0, 0), 0);
+//! assert_eq!(sol.policy.action(0, 0)?, 0);
 //! // Gottipati et al.: A = 0.5 < 0.675 = B, the wrong choice.
 //! let g = gottipati::gottipati_value_iteration(&m, &ViParams::default())?;
 //! assert!((g.q[[0, 0]] - 0.5).abs() < 1e-12);
@@ -86,7 +86,7 @@
 //! // The export to a standard MDP has the same values.
 //! let (std_mdp, gamma) = m.export_standard_mdp()?;
 //! let vs = tabular_mdp::value_iteration(&std_mdp, gamma, &ViParams::default())?;
-//! assert!((vs.v[m.export_index(0, 0)] - 0.700).abs() < 1e-9);
+//! assert!((vs.v[m.export_index(0, 0)?] - 0.700).abs() < 1e-9);
 //! # Ok::<(), max_reward_rl::Error>(())
 //! ```
 #![deny(missing_docs)]

@@ -69,7 +69,8 @@ impl Environment for AugmentedEnv<'_> {
         let yn = if y >= sat {
             sat
         } else {
-            lat.reward_index(r).map_or(sat, |ri| lat.next(y, ri))
+            lat.reward_index(r)
+                .map_or(sat, |ri| lat.next_unchecked(y, ri))
         };
         Step {
             next: (o.next, yn),
@@ -94,14 +95,14 @@ pub fn max_reward_target(
     let g = m.gamma();
     move |state, step, max_next| {
         let yv = if state.1 < lat.len() {
-            lat.value(state.1)
+            lat.value_unchecked(state.1)
         } else {
             lat.r_max()
         };
         if step.terminal {
             yv.max(step.reward)
         } else {
-            g * lat.value(step.next.1).max(max_next)
+            g * lat.value_unchecked(step.next.1).max(max_next)
         }
     }
 }
@@ -168,7 +169,8 @@ where
 /// saturated class: the y = 0 action, as in [`MaxRewardMdp::greedy_policy`]).
 ///
 /// # Errors
-/// [`Error::ShapeMismatch`] when the table does not match `m`.
+/// [`Error::ShapeMismatch`] when the table does not match `m`;
+/// [`Error::NonFinite`] for a NaN or infinite entry.
 pub fn greedy_from_table(m: &MaxRewardMdp, table: &QTable) -> Result<AugmentedPolicy> {
     let (ns, ny) = (m.n_states(), m.n_y());
     if table.q.dim() != (ns * (ny + 1), m.n_actions()) {
@@ -176,6 +178,13 @@ pub fn greedy_from_table(m: &MaxRewardMdp, table: &QTable) -> Result<AugmentedPo
             what: "Q table",
             expected: format!("{} × {}", ns * (ny + 1), m.n_actions()),
             got: format!("{:?}", table.q.dim()),
+        });
+    }
+    if let Some((i, &x)) = table.q.iter().enumerate().find(|(_, x)| !x.is_finite()) {
+        return Err(Error::NonFinite {
+            what: "Q table",
+            index: i,
+            value: x,
         });
     }
     let actions = (0..ns)

@@ -51,7 +51,9 @@ pub fn max_discounted_return(rewards: &[f64], gamma: f64) -> Result<f64> {
 /// evaluated). O(n).
 ///
 /// # Errors
-/// [`Error::InvalidDiscount`]; [`Error::NonFinite`] for a non-finite input.
+/// [`Error::InvalidDiscount`]; [`Error::NonFinite`] for a non-finite input,
+/// or when some y_t = max(y, r)/γ overflows f64 (index t: inputs within a
+/// factor γ of `f64::MAX`).
 pub fn rollout_ys(y0: f64, rewards: &[f64], gamma: f64) -> Result<Vec<f64>> {
     check_gamma(gamma)?;
     check_finite(y0, "y0", 0)?;
@@ -59,8 +61,16 @@ pub fn rollout_ys(y0: f64, rewards: &[f64], gamma: f64) -> Result<Vec<f64>> {
     let mut ys = Vec::with_capacity(rewards.len() + 1);
     let mut y = y0;
     ys.push(y);
-    for &r in rewards {
+    for (t, &r) in rewards.iter().enumerate() {
         y = y_update(y, r, gamma);
+        if !y.is_finite() {
+            // max(y, r)/γ above f64::MAX: y_{t+1} is not representable.
+            return Err(Error::NonFinite {
+                what: "y (max(y, r)/γ overflows f64)",
+                index: t + 1,
+                value: y,
+            });
+        }
         ys.push(y);
     }
     Ok(ys)

@@ -9,7 +9,7 @@
 //! is built, and tabulates the successor index of every (y, r) pair once:
 //! no float comparison happens after construction, so y never drifts.
 
-use crate::error::{Error, Result, check_gamma};
+use crate::error::{Error, Result, check_gamma, check_index};
 use std::collections::HashMap;
 
 /// Relative tolerance under which two lattice values r_k·γ^{−j} and
@@ -158,8 +158,17 @@ impl YLattice {
         &self.values
     }
 
-    /// The value of index `y` (`y < len()`).
-    pub fn value(&self, y: usize) -> f64 {
+    /// The value of index `y`.
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] unless `y < len()`.
+    pub fn value(&self, y: usize) -> Result<f64> {
+        check_index("y-lattice point", y, self.values.len())?;
+        Ok(self.values[y])
+    }
+
+    /// [`YLattice::value`] for an index known to be valid (crate internal).
+    pub(crate) fn value_unchecked(&self, y: usize) -> f64 {
         self.values[y]
     }
 
@@ -186,15 +195,39 @@ impl YLattice {
     }
 
     /// The successor indices of every lattice point for reward index `ri`:
-    /// `next_row(ri)[y] == next(y, ri)`. O(1).
-    pub fn next_row(&self, ri: usize) -> &[usize] {
+    /// `next_row(ri)?[y] == next(y, ri)?`. O(1).
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] unless `ri < rewards().len()`.
+    pub fn next_row(&self, ri: usize) -> Result<&[usize]> {
+        check_index("reward", ri, self.rewards.len())?;
+        Ok(self.next_row_unchecked(ri))
+    }
+
+    pub(crate) fn next_row_unchecked(&self, ri: usize) -> &[usize] {
         let ny = self.values.len();
         &self.next_t[ri * ny..(ri + 1) * ny]
     }
 
-    /// The index of y' = max(y, r)/γ for lattice index `y < len()` and reward
-    /// index `ri`; returns [`YLattice::saturated`] when y' ≥ r_max. O(1).
-    pub fn next(&self, y: usize, ri: usize) -> usize {
-        self.next[y * self.rewards.len() + ri]
+    /// The index of y' = max(y, r)/γ for lattice index `y` and reward index
+    /// `ri`; returns [`YLattice::saturated`] when y' ≥ r_max, and the
+    /// saturated class again for `y = saturated()` (it absorbs). O(1).
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] unless `y ≤ len()` and `ri < rewards().len()`.
+    pub fn next(&self, y: usize, ri: usize) -> Result<usize> {
+        check_index("y-lattice point", y, self.values.len() + 1)?;
+        check_index("reward", ri, self.rewards.len())?;
+        Ok(self.next_unchecked(y, ri))
+    }
+
+    /// [`YLattice::next`] for valid indices; the saturated class absorbs
+    /// (crate internal).
+    pub(crate) fn next_unchecked(&self, y: usize, ri: usize) -> usize {
+        if y >= self.values.len() {
+            self.values.len()
+        } else {
+            self.next[y * self.rewards.len() + ri]
+        }
     }
 }

@@ -178,17 +178,17 @@ fn shapes_and_policies() {
         AugmentedPolicy::new(2, 2, vec![0; 3], vec![0; 2]),
         Err(Error::ShapeMismatch { .. })
     ));
-    let wrong_size = AugmentedPolicy::markov(&[0, 0], m.n_y());
+    let wrong_size = AugmentedPolicy::markov(&[0, 0], m.n_y()).unwrap();
     assert!(matches!(
         m.evaluate(&wrong_size, &ViParams::default()),
         Err(Error::ShapeMismatch { .. })
     ));
-    let bad_action = AugmentedPolicy::markov(&[5, 0, 0, 0], m.n_y());
+    let bad_action = AugmentedPolicy::markov(&[5, 0, 0, 0], m.n_y()).unwrap();
     assert!(matches!(
         m.evaluate(&bad_action, &ViParams::default()),
         Err(Error::Mdp(tabular_mdp::Error::ActionOutOfRange { .. }))
     ));
-    let good = AugmentedPolicy::markov(&[0, 0, 0, 0], m.n_y());
+    let good = AugmentedPolicy::markov(&[0, 0, 0, 0], m.n_y()).unwrap();
     assert!(matches!(
         m.reach_probability(&good, &[true], 0, 3),
         Err(Error::ShapeMismatch { .. })

@@ -2,6 +2,7 @@
 //! walls, and the goal's terminal transition.
 
 use max_reward_rl::envs::{GridReward, GridWorld};
+use max_reward_rl::{MaxRewardMdp, MaxRewardParams};
 
 const MAZE: &str = "
 S.#..
@@ -89,8 +90,41 @@ fn dense_l2_reward_and_render() {
     // Start (0, 0), goal (1, 2): distance √5.
     assert!((r[g.start()] - (-(5.0f64).sqrt() / 2.0).exp()).abs() < 1e-15);
     assert_eq!(r[g.goal()], 1.0);
-    let pic = g.render(None);
+    let pic = g.render(None).unwrap();
     assert_eq!(pic, "S..\n..G\n");
-    let arrows = g.render(Some(&[1, 1, 2, 0, 3, 0]));
+    let arrows = g.render(Some(&[1, 1, 2, 0, 3, 0])).unwrap();
     assert_eq!(arrows, ">>v\n^<G\n");
+}
+
+/// A continuing grid: the goal is absorbing and pays 1 per step, so its
+/// discounted-sum value is exactly 1/(1 − γ) and its max-reward value is
+/// r_max = 1 (closed forms); nothing terminates; and on a corridor the
+/// sum-optimal policy walks to the goal (value γ^{d−1}/(1 − γ) from distance
+/// d, since arriving pays 1 and the goal's waypoint-free neighbours pay 0).
+#[test]
+fn continuing_goal_is_absorbing_and_paying() {
+    let g = GridWorld::from_ascii("S...G", GridReward::Sparse, 0.0)
+        .unwrap()
+        .continuing();
+    assert!(g.is_continuing());
+    let mdp = g.to_mdp().unwrap();
+    for s in 0..mdp.n_states() {
+        for a in 0..mdp.n_actions() {
+            assert!(mdp.outcomes(s, a).iter().all(|o| !o.terminal));
+        }
+    }
+    let gamma = 0.9;
+    let sum = tabular_mdp::value_iteration(&mdp, gamma, &tabular_mdp::ViParams::default()).unwrap();
+    assert!((sum.v[g.goal()] - 1.0 / (1.0 - gamma)).abs() < 1e-8);
+    let d = 4;
+    let want = gamma.powi(d - 1) / (1.0 - gamma);
+    assert!(
+        (sum.v[g.start()] - want).abs() < 1e-8,
+        "{} vs {want}",
+        sum.v[g.start()]
+    );
+    let m = MaxRewardMdp::new(&mdp, &MaxRewardParams::with_gamma(gamma)).unwrap();
+    let max = m.solve(&tabular_mdp::ViParams::default()).unwrap();
+    // Max-reward: the first 1 arrives after d moves: γ^{d−1}·1.
+    assert!((max.v[[g.start(), 0]] - gamma.powi(d - 1)).abs() < 1e-10);
 }

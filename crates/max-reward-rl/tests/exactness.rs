@@ -125,7 +125,7 @@ fn stochastic_trap_known_values() {
     let sol = m.solve(&tight()).unwrap();
     assert!((sol.q[[0, 0, 0]] - 0.700).abs() < 1e-12);
     assert!((sol.q[[0, 0, 1]] - 0.675).abs() < 1e-12);
-    assert_eq!(sol.policy.action(0, 0), 0);
+    assert_eq!(sol.policy.action(0, 0).unwrap(), 0);
     let y1 = m
         .lattice()
         .values()
@@ -139,7 +139,7 @@ fn stochastic_trap_known_values() {
     assert!((g.q[[0, 1]] - 0.675).abs() < 1e-12);
     assert_eq!(g.policy[0], 1);
     // Following Gottipati's choice costs 0.025 of max-reward value.
-    let pol = AugmentedPolicy::markov(&g.policy, m.n_y());
+    let pol = AugmentedPolicy::markov(&g.policy, m.n_y()).unwrap();
     let v = m.evaluate(&pol, &tight()).unwrap();
     assert!((v[[0, 0]] - 0.675).abs() < 1e-12);
 }
@@ -185,7 +185,7 @@ fn dsp_grid_sum_loops_max_reaches_goal() {
         .unwrap();
     let p_sum = m
         .reach_probability(
-            &AugmentedPolicy::markov(&sum.policy, m.n_y()),
+            &AugmentedPolicy::markov(&sum.policy, m.n_y()).unwrap(),
             &goal,
             g.start(),
             100,

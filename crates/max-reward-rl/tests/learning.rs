@@ -77,7 +77,7 @@ fn learned_policies_on_the_waypoint_grid() {
         let pm = greedy_from_table(&m, &tm).unwrap();
         let reach_max = m.reach_probability(&pm, &goal, g.start(), 100).unwrap();
         let ts = sum_q_learning(&m, 0.99, g.start(), &p, &mut seeded(seed), |_, _| {}).unwrap();
-        let ps = AugmentedPolicy::markov(&greedy_policy(ts.q.view()), m.n_y());
+        let ps = AugmentedPolicy::markov(&greedy_policy(ts.q.view()), m.n_y()).unwrap();
         let reach_sum = m.reach_probability(&ps, &goal, g.start(), 100).unwrap();
         if reach_max >= 0.6 && reach_sum <= 0.1 {
             good += 1;

@@ -93,7 +93,7 @@ proptest! {
         for s in 0..m.n_states() {
             for y in 0..m.n_y() {
                 let a = sol.v[[s, y]];
-                let b = vs.v[m.export_index(s, y)];
+                let b = vs.v[m.export_index(s, y).unwrap()];
                 prop_assert!((a - b).abs() <= 1e-10, "({s}, {y}): {a} vs {b}");
             }
         }
@@ -125,7 +125,7 @@ fn no_markov_policy_beats_the_optimum() {
     let m = MaxRewardMdp::new(&mdp, &MaxRewardParams::with_gamma(0.9)).unwrap();
     let sol = m.solve(&tight()).unwrap();
     for first in 0..2 {
-        let pol = AugmentedPolicy::markov(&[first, 0, 0, 0], m.n_y());
+        let pol = AugmentedPolicy::markov(&[first, 0, 0, 0], m.n_y()).unwrap();
         let v = m.evaluate(&pol, &tight()).unwrap();
         assert!(v[[0, 0]] <= sol.v[[0, 0]] + 1e-12);
     }
