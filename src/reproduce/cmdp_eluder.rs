@@ -132,14 +132,16 @@ fn mean_curve(rows: &[Vec<f64>], idx: &[usize], checkpoints: &[usize]) -> Vec<(f
         .iter()
         .enumerate()
         .map(|(j, &t)| {
-            let m = idx.iter().map(|&i| rows[i][j]).sum::<f64>() / idx.len() as f64;
+            let at: Vec<f64> = idx.iter().map(|&i| rows[i][j]).collect();
+            let m = mean(&at);
             (t as f64, m)
         })
         .collect()
 }
 
+/// The mean (pairwise sum; NaN for no values).
 fn mean(x: &[f64]) -> f64 {
-    x.iter().sum::<f64>() / x.len() as f64
+    mlcore::stats::pairwise_sum(x) / x.len() as f64
 }
 
 /// One P3 / P4 run of the version-space agent on its own policies: whether

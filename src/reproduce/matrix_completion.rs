@@ -367,7 +367,7 @@ fn paired(results: &[SeedResult], a: usize, b: usize, seed: u64) -> Result<Paire
     Ok(Paired {
         p_less,
         median_diff: median(d.view())?,
-        mean_diff: d.mean().unwrap_or(f64::NAN),
+        mean_diff: mlcore::stats::mean(d.view()).unwrap_or(f64::NAN),
         ci: (ci.lo, ci.hi),
         wins: d.iter().filter(|&&v| v < 0.0).count(),
     })

@@ -33,8 +33,9 @@ const RESAMPLES: usize = 10_000;
 /// Fewest independent graphs a paired test may be decided on (issue 20's rule).
 const MIN_GRAPHS: usize = 10;
 
+/// The mean (pairwise sum); 0 for no values.
 fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len().max(1) as f64
+    mlcore::stats::pairwise_sum(v) / v.len().max(1) as f64
 }
 
 fn arr(v: &[f64]) -> Array1<f64> {

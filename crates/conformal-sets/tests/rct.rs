@@ -29,8 +29,8 @@
 
 use conformal_sets::Error;
 use conformal_sets::rct::{
-    Alternative, MwuMethod, Outcome, anova_oneway, arm_outcome, bootstrap_ci, cohens_d,
-    compare_arms, compare_samples, group_by_arm, hedges_g, mann_whitney_u, n_per_arm,
+    Alternative, MwuMethod, Outcome, SCIPY_TABLE, anova_oneway, arm_outcome, bootstrap_ci,
+    cohens_d, compare_arms, compare_samples, group_by_arm, hedges_g, mann_whitney_u, n_per_arm,
     noncentral_t_cdf, noncentral_t_sf, parse_results_csv, power, read_results_csv, student_t,
     summarize, welch_t,
 };
@@ -721,6 +721,7 @@ fn noncentral_t_matches_scipy() {
 /// `E[Φ(t√(V/ν) − δ)]` over `V ~ χ²_ν` (the case an unseeded proptest found
 /// with `cdf + sf − 1 = −1.01e-13`).
 #[test]
+#[allow(clippy::excessive_precision)] // mpmath's digits, as printed
 fn noncentral_t_at_large_delta_matches_mpmath() {
     let cases = [
         (
@@ -875,146 +876,13 @@ fn trial(task: &str) -> Vec<conformal_sets::rct::Participant> {
     conformal_sets::rct::read_trial(&ds, task).unwrap()
 }
 
-/// One comparison of the paper (scipy 1.17.1 on the official CSVs).
-struct TableRow {
-    task: &'static str,
-    treatment: &'static str,
-    control: &'static str,
-    outcome: Outcome,
-    alt: Alternative,
-    /// mean, sd, median of the treatment arm.
-    treat: (f64, f64, f64),
-    /// mean, sd, median of the control arm.
-    ctrl: (f64, f64, f64),
-    diff: f64,
-    /// Welch t, df, p.
-    welch: (f64, f64, f64),
-    /// Mann–Whitney U of the treatment arm, p (scipy defaults).
-    mwu: (f64, f64),
-    d: f64,
-}
-
-const TABLE: [TableRow; 8] = [
-    // The headline rows: num_correct, conformal > top-k, one-sided.
-    TableRow {
-        task: "few-nerd",
-        treatment: "conformal",
-        control: "topk",
-        outcome: Outcome::NumCorrect,
-        alt: Alternative::Greater,
-        treat: (40.76, 3.0139810272549927, 41.0),
-        ctrl: (37.88, 5.4272178763664005, 39.0),
-        diff: 2.8799999999999955,
-        welch: (3.2804130737356707, 76.59894709447194, 0.0007807866196206654),
-        mwu: (1618.0, 0.005497748095715551),
-        d: 0.6560826147471341,
-    },
-    TableRow {
-        task: "go-emotions",
-        treatment: "conformal",
-        control: "topk",
-        outcome: Outcome::NumCorrect,
-        alt: Alternative::Greater,
-        treat: (29.56, 4.262604358648284, 31.0),
-        ctrl: (27.68, 4.45586062142332, 28.0),
-        diff: 1.879999999999999,
-        welch: (2.1558133335796983, 97.807958710872, 0.01677560810165078),
-        mwu: (1625.5, 0.004746138849959456),
-        d: 0.43116266671593967,
-    },
-    TableRow {
-        task: "object-net",
-        treatment: "conformal",
-        control: "topk",
-        outcome: Outcome::NumCorrect,
-        alt: Alternative::Greater,
-        treat: (88.42, 4.081266310090234, 89.0),
-        ctrl: (86.04, 5.771004227681554, 87.0),
-        diff: 2.3799999999999955,
-        welch: (2.3809233942538244, 88.20634023351859, 0.009710576996617723),
-        mwu: (1528.0, 0.027333284233499355),
-        d: 0.47618467885076493,
-    },
-    // Ablations.
-    TableRow {
-        task: "go-emotions",
-        treatment: "conformal-large",
-        control: "topk",
-        outcome: Outcome::NumCorrect,
-        alt: Alternative::Greater,
-        treat: (28.46, 4.541014900496432, 28.0),
-        ctrl: (27.68, 4.45586062142332, 28.0),
-        diff: 0.7800000000000011,
-        welch: (0.8669288162996042, 97.96490201199371, 0.19404973494957775),
-        mwu: (1399.5, 0.15147331058948899),
-        d: 0.17338576325992083,
-    },
-    TableRow {
-        task: "object-net",
-        treatment: "conformal-vitb32",
-        control: "topk-vitb32",
-        outcome: Outcome::NumCorrect,
-        alt: Alternative::Greater,
-        treat: (85.74, 4.628262776305015, 86.5),
-        ctrl: (85.44, 4.747330076700256, 86.0),
-        diff: 0.29999999999999716,
-        welch: (0.31995396476578536, 97.93683834087483, 0.37484240060838625),
-        mwu: (1281.0, 0.4164350527316595),
-        d: 0.06399079295315707,
-    },
-    // Response times, two-sided.
-    TableRow {
-        task: "few-nerd",
-        treatment: "conformal",
-        control: "topk",
-        outcome: Outcome::Time,
-        alt: Alternative::TwoSided,
-        treat: (437.912, 210.25918178888315, 380.4),
-        ctrl: (655.342, 285.12445838866324, 620.5999999999999),
-        diff: -217.43,
-        welch: (
-            -4.339844424341717,
-            90.12970670127687,
-            3.7172603575560845e-05,
-        ),
-        mwu: (639.0, 2.5685588004767397e-05),
-        d: -0.8679688848683433,
-    },
-    TableRow {
-        task: "go-emotions",
-        treatment: "conformal",
-        control: "topk",
-        outcome: Outcome::Time,
-        alt: Alternative::TwoSided,
-        treat: (481.532, 265.8239454517035, 413.9),
-        ctrl: (530.542, 390.7696487754411, 401.8),
-        diff: -49.01000000000005,
-        welch: (-0.7332698144214734, 86.35121101756994, 0.4653799403587818),
-        mwu: (1244.0, 0.9697543765312099),
-        d: -0.14665396288429466,
-    },
-    TableRow {
-        task: "object-net",
-        treatment: "conformal",
-        control: "topk",
-        outcome: Outcome::Time,
-        alt: Alternative::TwoSided,
-        treat: (345.88800000000003, 119.69030724741079, 345.65),
-        ctrl: (377.5160000000001, 149.71360599627596, 354.85),
-        diff: -31.628000000000043,
-        welch: (-1.166776167131019, 93.46978187554083, 0.2462689707224019),
-        mwu: (1103.5, 0.3141747646809858),
-        d: -0.23335523342620382,
-    },
-];
-
 /// The spec's results table (tolerance 1e-6): every figure of every row —
 /// the three tasks, the two ablations and the three response-time tests —
 /// is reproduced from the official results files to 1e-9 relative against
 /// scipy at full precision, and rounds to the figure printed in the spec.
 #[test]
 fn rct_table_reproduces_the_paper() {
-    for row in &TABLE {
+    for row in &SCIPY_TABLE {
         let participants = trial(row.task);
         let t = arm_outcome(&participants, row.treatment, row.outcome).unwrap();
         let c = arm_outcome(&participants, row.control, row.outcome).unwrap();
@@ -1063,7 +931,7 @@ fn spec_table_figures_round_from_full_precision() {
     let fmt2 = |v: f64| format!("{v:.2}");
     let sig2 = |v: f64| format!("{v:.1e}");
     // Few-NERD | 34.42±6.68 | 37.88±5.43 | 40.76±3.01 | 2.88 | 3.28, 7.8e-4 | 5.5e-3 | 0.66
-    let r = &TABLE[0];
+    let r = &SCIPY_TABLE[0];
     assert_eq!(
         (fmt2(r.ctrl.0), fmt2(r.ctrl.1)),
         ("37.88".into(), "5.43".into())
@@ -1079,7 +947,7 @@ fn spec_table_figures_round_from_full_precision() {
     );
     assert_eq!((sig2(r.mwu.1), fmt2(r.d)), ("5.5e-3".into(), "0.66".into()));
     // GoEmotions | 27.68±4.46 | 29.56±4.26 | 1.88 | 2.16, 1.7e-2 | 4.8e-3 | 0.43
-    let r = &TABLE[1];
+    let r = &SCIPY_TABLE[1];
     assert_eq!(
         (fmt2(r.ctrl.0), fmt2(r.ctrl.1)),
         ("27.68".into(), "4.46".into())
@@ -1095,7 +963,7 @@ fn spec_table_figures_round_from_full_precision() {
     );
     assert_eq!((sig2(r.mwu.1), fmt2(r.d)), ("4.7e-3".into(), "0.43".into()));
     // ObjectNet | 86.04±5.77 | 88.42±4.08 | 2.38 | 2.38, 9.7e-3 | 2.7e-2 | 0.48
-    let r = &TABLE[2];
+    let r = &SCIPY_TABLE[2];
     assert_eq!(
         (fmt2(r.ctrl.0), fmt2(r.ctrl.1)),
         ("86.04".into(), "5.77".into())
@@ -1112,24 +980,24 @@ fn spec_table_figures_round_from_full_precision() {
     assert_eq!((sig2(r.mwu.1), fmt2(r.d)), ("2.7e-2".into(), "0.48".into()));
     // Ablations: +0.78, p₁ = 0.19; +0.30, p₁ = 0.37 (spec: 0.38).
     assert_eq!(
-        (fmt2(TABLE[3].diff), fmt2(TABLE[3].welch.2)),
+        (fmt2(SCIPY_TABLE[3].diff), fmt2(SCIPY_TABLE[3].welch.2)),
         ("0.78".into(), "0.19".into())
     );
     assert_eq!(
-        (fmt2(TABLE[4].diff), fmt2(TABLE[4].welch.2)),
+        (fmt2(SCIPY_TABLE[4].diff), fmt2(SCIPY_TABLE[4].welch.2)),
         ("0.30".into(), "0.37".into())
     );
     // Response times: Few-NERD medians 380 s vs 621 s, p = 3.7e-5; 0.47; 0.25.
     assert_eq!(
         (
-            format!("{:.0}", TABLE[5].treat.2),
-            format!("{:.0}", TABLE[5].ctrl.2)
+            format!("{:.0}", SCIPY_TABLE[5].treat.2),
+            format!("{:.0}", SCIPY_TABLE[5].ctrl.2)
         ),
         ("380".into(), "621".into())
     );
-    assert_eq!(sig2(TABLE[5].welch.2), "3.7e-5");
-    assert_eq!(fmt2(TABLE[6].welch.2), "0.47");
-    assert_eq!(fmt2(TABLE[7].welch.2), "0.25");
+    assert_eq!(sig2(SCIPY_TABLE[5].welch.2), "3.7e-5");
+    assert_eq!(fmt2(SCIPY_TABLE[6].welch.2), "0.47");
+    assert_eq!(fmt2(SCIPY_TABLE[7].welch.2), "0.25");
 }
 
 /// The control arms' mean ± sd (the table's first column), the arms of

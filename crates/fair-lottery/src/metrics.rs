@@ -1,6 +1,7 @@
 //! Utility and systemic exclusion.
 
 use crate::error::{Error, Result};
+use mlcore::stats::pairwise_sum;
 
 fn check_same_len(got: usize, expected: usize, what: &'static str) -> Result<()> {
     if got != expected {
@@ -116,7 +117,7 @@ pub fn expected_ser(pis: &[Vec<f64>]) -> Result<f64> {
             *e *= 1.0 - p;
         }
     }
-    Ok(excl.iter().sum::<f64>() / n as f64)
+    Ok(pairwise_sum(&excl) / n as f64)
 }
 
 /// `(1/n)Σᵢ(1 − πᵢ)ᵐ`: [`expected_ser`] for `m` decision makers sharing one `π`.
@@ -132,5 +133,6 @@ pub fn expected_ser_shared(pi: &[f64], m: usize) -> Result<f64> {
         });
     }
     expected_ser(&[pi.to_vec()])?;
-    Ok(pi.iter().map(|&p| (1.0 - p).powi(m as i32)).sum::<f64>() / pi.len() as f64)
+    let excl: Vec<f64> = pi.iter().map(|&p| (1.0 - p).powi(m as i32)).collect();
+    Ok(pairwise_sum(&excl) / pi.len() as f64)
 }

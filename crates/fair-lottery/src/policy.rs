@@ -311,9 +311,8 @@ pub fn distance_to_mean(train: ArrayView2<'_, f64>, x: ArrayView2<'_, f64>) -> R
             return Err(Error::NonFinite { what, i, value: v });
         }
     }
-    let mean = train
-        .mean_axis(ndarray::Axis(0))
-        .ok_or(Error::EmptyInput { what: "train" })?;
+    // Column means summed pairwise (validated above, so no error here).
+    let mean = mlcore::stats::mean_axis(train, ndarray::Axis(0))?;
     Ok(x.rows()
         .into_iter()
         .map(|r| {

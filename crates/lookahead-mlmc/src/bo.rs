@@ -15,6 +15,7 @@ use crate::lookahead::{
 };
 use crate::optim::{Bounds, FnObjective, best_of, maximize_multistart, top_k};
 use crate::testfns::TestFunction;
+use mlcore::stats::Welford;
 use ndarray::{Array1, Array2};
 use rand::Rng;
 use std::time::Instant;
@@ -129,12 +130,9 @@ pub fn run_bo<R: Rng + ?Sized>(f: &TestFunction, cfg: &BoConfig, rng: &mut R) ->
     for _ in 0..cfg.iterations {
         let t = Instant::now();
         let n = ys.len();
-        let mean = ys.iter().sum::<f64>() / n as f64;
-        let sd = if n > 1 {
-            (ys.iter().map(|y| (y - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
-        } else {
-            1.0
-        };
+        let moments: Welford = ys.iter().copied().collect();
+        let mean = moments.mean();
+        let sd = if n > 1 { moments.std_dev() } else { 1.0 };
         let sd = if sd > 1e-12 { sd } else { 1.0 };
         let xa = Array2::from_shape_vec((n, d), us.concat()).expect("n × d");
         let ya = Array1::from_iter(ys.iter().map(|y| (y - mean) / sd));

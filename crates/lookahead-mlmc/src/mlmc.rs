@@ -10,6 +10,7 @@
 //! cost `∝ 2^{γℓ}`.
 
 use crate::error::{Error, Result};
+use mlcore::stats::Welford;
 use rand::Rng;
 
 /// The deepest level allowed: `2^20` inner samples.
@@ -241,7 +242,8 @@ pub trait LevelSampler {
     ) -> Result<LevelSamples>;
 }
 
-/// Running sums of one level.
+/// Running moments of one level (Welford: one stable pass, no `Σx² − n x̄²`
+/// cancellation).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LevelStats {
     /// The level `ℓ`.
@@ -258,7 +260,8 @@ pub struct LevelStats {
     pub var_fine: f64,
     /// Cost per outer sample.
     pub cost: f64,
-    sums: [f64; 4],
+    delta: Welford,
+    fine: Welford,
     cost_total: f64,
 }
 
@@ -272,33 +275,26 @@ impl LevelStats {
             mean_fine: 0.0,
             var_fine: 0.0,
             cost: 0.0,
-            sums: [0.0; 4],
+            delta: Welford::new(),
+            fine: Welford::new(),
             cost_total: 0.0,
         }
     }
 
     fn add(&mut self, s: &LevelSamples) {
         let inc = s.increments();
-        for (d, f) in inc.iter().zip(&s.fine) {
-            self.sums[0] += d;
-            self.sums[1] += d * d;
-            self.sums[2] += f;
-            self.sums[3] += f * f;
+        for (&d, &f) in inc.iter().zip(&s.fine) {
+            self.delta.push(d);
+            self.fine.push(f);
         }
         self.n += inc.len();
         self.cost_total += s.cost;
         let n = self.n.max(1) as f64;
-        self.mean = self.sums[0] / n;
-        self.mean_fine = self.sums[2] / n;
-        let var = |s2: f64, m: f64| {
-            if self.n > 1 {
-                ((s2 - n * m * m) / (n - 1.0)).max(0.0)
-            } else {
-                0.0
-            }
-        };
-        self.var = var(self.sums[1], self.mean);
-        self.var_fine = var(self.sums[3], self.mean_fine);
+        let or_zero = |v: f64| if self.n > 1 { v } else { 0.0 };
+        self.mean = if self.n > 0 { self.delta.mean() } else { 0.0 };
+        self.mean_fine = if self.n > 0 { self.fine.mean() } else { 0.0 };
+        self.var = or_zero(self.delta.variance());
+        self.var_fine = or_zero(self.fine.variance());
         self.cost = self.cost_total / n;
     }
 }

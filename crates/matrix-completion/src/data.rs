@@ -6,6 +6,7 @@
 //! on these N entries only; no dense mask is ever built.
 
 use crate::error::{Error, Result};
+use mlcore::stats::Welford;
 use rand::Rng;
 use rand::seq::SliceRandom;
 use std::path::Path;
@@ -141,7 +142,7 @@ impl Observations {
                     col: j as usize,
                 });
             }
-            let mean = t[s..e].iter().map(|x| x.2).sum::<f64>() / (e - s) as f64;
+            let mean = t[s..e].iter().map(|x| x.2).collect::<Welford>().mean();
             out.row_idx.push(i);
             out.col_idx.push(j);
             out.values.push(mean);
@@ -225,15 +226,17 @@ impl Observations {
         })
     }
 
-    /// Mean of the observed values. O(N).
+    /// Mean of the observed values ([`mlcore::stats::mean`]: pairwise
+    /// summation, finite for any finite values); NaN when there is none. O(N).
     pub fn mean(&self) -> f64 {
-        self.values.iter().sum::<f64>() / self.len() as f64
+        mlcore::stats::mean(ndarray::ArrayView1::from(&self.values[..])).unwrap_or(f64::NAN)
     }
 
-    /// Population standard deviation of the observed values. O(N).
+    /// Population standard deviation `√(Σ(v − v̄)²/N)` of the observed values
+    /// ([`mlcore::stats::variance`], numpy's `np.std`); NaN when there is none. O(N).
     pub fn std(&self) -> f64 {
-        let mu = self.mean();
-        (self.values.iter().map(|v| (v - mu) * (v - mu)).sum::<f64>() / self.len() as f64).sqrt()
+        mlcore::stats::variance(ndarray::ArrayView1::from(&self.values[..]), 0)
+            .map_or(f64::NAN, f64::sqrt)
     }
 
     /// Empirical row and column marginals (see [`Marginals`]). O(N + m + n).

@@ -371,7 +371,8 @@ pub fn bootstrap_interval<F: Fn(&[f64]) -> f64>(
 
 /// Percentile bootstrap interval of the mean of paired differences x − y (convenience wrapper).
 ///
-/// [`bootstrap_interval`] of `dᵢ = xᵢ − yᵢ` with the statistic `Σ dᵢ / n`:
+/// [`bootstrap_interval`] of `dᵢ = xᵢ − yᵢ` with the statistic `Σ dᵢ / n` (summed
+/// pairwise, [`crate::stats::pairwise_sum`]):
 /// pairs are resampled together, which keeps their correlation.
 ///
 /// # Errors
@@ -391,7 +392,7 @@ pub fn paired_bootstrap_interval(
     check::finite(&d, "x - y")?;
     bootstrap_interval(
         d.view(),
-        |s| s.iter().sum::<f64>() / s.len() as f64,
+        |s| crate::stats::pairwise_sum(s) / s.len() as f64,
         resamples,
         confidence,
         seed,

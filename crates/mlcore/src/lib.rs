@@ -46,6 +46,7 @@ pub mod error;
 mod hypothesis;
 mod intervals;
 pub mod linalg;
+mod moments;
 pub mod optim;
 pub mod sampling;
 pub mod special;

@@ -1,4 +1,5 @@
-//! Statistics: running moments, quantiles (including the split-conformal
+//! Statistics: running moments and pairwise sums ([`Welford`],
+//! [`pairwise_sum`], [`mean`], [`variance`], [`mean_axis`]), quantiles (including the split-conformal
 //! one), the empirical CDF, and correlation; and inference: confidence
 //! intervals ([`wilson_interval`], [`clopper_pearson_interval`],
 //! [`t_interval`], [`bootstrap_interval`], [`paired_bootstrap_interval`])
@@ -9,121 +10,7 @@ use crate::check;
 use crate::error::{Error, Result};
 use ndarray::{Array1, ArrayView1};
 
-/// Welford's running mean and variance: one pass, numerically stable, O(1) memory.
-///
-/// Two accumulators over disjoint data merge exactly ([`Welford::merge`],
-/// Chan et al.), which is how parallel runs stay identical to serial ones up
-/// to rounding.
-///
-/// Observations are not checked: a NaN or an infinity propagates into the
-/// moments. For finite observations the mean is always finite (also when
-/// `x − x̄` overflows, as for `±1e308`); the variance is `+∞` exactly when
-/// the sum of squared deviations exceeds `f64::MAX`.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Welford {
-    n: u64,
-    mean: f64,
-    m2: f64,
-}
-
-impl Welford {
-    /// An empty accumulator.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Adds one observation.
-    pub fn push(&mut self, x: f64) {
-        self.n += 1;
-        let d = x - self.mean;
-        if d.is_finite() || !x.is_finite() || !self.mean.is_finite() {
-            self.mean += d / self.n as f64;
-            self.m2 += d * (x - self.mean);
-        } else {
-            // x and the mean are finite but x − x̄ overflows: average the
-            // other way round; the squared deviation is beyond f64::MAX.
-            let n = self.n as f64;
-            self.mean = (self.mean - self.mean / n) + x / n;
-            self.m2 = f64::INFINITY;
-        }
-    }
-
-    /// Folds in another accumulator, as if its observations had been pushed here.
-    pub fn merge(&mut self, other: &Welford) {
-        if other.n == 0 {
-            return;
-        }
-        if self.n == 0 {
-            // (Also avoids ∞·0 = NaN below when other's mean squared overflows.)
-            *self = *other;
-            return;
-        }
-        let n = self.n + other.n;
-        let d = other.mean - self.mean;
-        if d.is_finite() || !self.mean.is_finite() || !other.mean.is_finite() {
-            let shift = d * other.n as f64 / n as f64;
-            // d·n₂ may overflow on its own when |d| is near f64::MAX.
-            self.mean += if shift.is_finite() {
-                shift
-            } else {
-                d * (other.n as f64 / n as f64)
-            };
-            self.m2 += other.m2 + d * d * (self.n as f64 * other.n as f64 / n as f64);
-        } else {
-            let (a, b) = (self.n as f64 / n as f64, other.n as f64 / n as f64);
-            self.mean = self.mean * a + other.mean * b;
-            self.m2 = f64::INFINITY;
-        }
-        self.n = n;
-    }
-
-    /// Number of observations.
-    pub fn count(&self) -> u64 {
-        self.n
-    }
-
-    /// Sample mean (NaN when empty).
-    pub fn mean(&self) -> f64 {
-        if self.n == 0 { f64::NAN } else { self.mean }
-    }
-
-    /// Unbiased sample variance `Σ(x − x̄)² / (n − 1)` (NaN for fewer than two observations).
-    pub fn variance(&self) -> f64 {
-        if self.n < 2 {
-            f64::NAN
-        } else {
-            self.m2 / (self.n - 1) as f64
-        }
-    }
-
-    /// Population variance `Σ(x − x̄)² / n` (NaN when empty).
-    pub fn population_variance(&self) -> f64 {
-        if self.n == 0 {
-            f64::NAN
-        } else {
-            self.m2 / self.n as f64
-        }
-    }
-
-    /// Standard error of the mean, `√(variance / n)` (NaN for fewer than two observations).
-    pub fn standard_error(&self) -> f64 {
-        (self.variance() / self.n as f64).sqrt()
-    }
-}
-
-impl Extend<f64> for Welford {
-    fn extend<I: IntoIterator<Item = f64>>(&mut self, iter: I) {
-        iter.into_iter().for_each(|x| self.push(x));
-    }
-}
-
-impl FromIterator<f64> for Welford {
-    fn from_iter<I: IntoIterator<Item = f64>>(iter: I) -> Self {
-        let mut w = Welford::new();
-        w.extend(iter);
-        w
-    }
-}
+pub use crate::moments::*;
 
 fn sorted(data: ArrayView1<'_, f64>, what: &'static str) -> Result<Vec<f64>> {
     check::data(&data, what)?;

@@ -347,6 +347,18 @@ proptest! {
                 prop_assert!(acc.variance() >= 0.0 && acc.standard_error() >= 0.0);
             }
         }
+        // mean / mean_axis: finite on finite data, a typed error otherwise.
+        for v in [&x, &fx] {
+            let a = Array1::from(v.clone());
+            let r = guard("mean", &input, || stats::mean(a.view()))?;
+            finite_ok("mean", &input, &r, |m| vec![*m])?;
+            let m = Array2::from_shape_vec((1, v.len()), v.clone()).unwrap();
+            for axis in [ndarray::Axis(0), ndarray::Axis(1), ndarray::Axis(2)] {
+                let r = guard("mean_axis", &input, || stats::mean_axis(m.view(), axis))?;
+                finite_ok("mean_axis", &input, &r, vec_nums)?;
+            }
+            prop_assert_eq!(stats::mean(a.view()).is_ok(), !v.is_empty() && v.iter().all(|v| v.is_finite()));
+        }
         // ... and NaN propagates rather than panicking.
         let mut w = Welford::new();
         guard("Welford::extend", &input, || w.extend(x.iter().copied()))?;
@@ -598,6 +610,14 @@ fn quantile_median_and_welford_survive_extreme_values() {
         stats::median(array![1e308, 1.5e308].view()).unwrap(),
         1.25e308
     );
+    // The mean of values whose sum overflows: the scaled sum, by hand.
+    assert_eq!(
+        stats::mean(array![f64::MAX, f64::MAX].view()).unwrap(),
+        f64::MAX
+    );
+    assert_eq!(stats::mean(x.view()).unwrap(), 0.0);
+    let m = stats::mean(array![f64::MAX, f64::MAX, -f64::MAX].view()).unwrap();
+    assert!((m - f64::MAX / 3.0).abs() <= f64::MAX * 1e-15);
     let w: Welford = [1e308, -1e308].into_iter().collect();
     assert_eq!(w.mean(), 0.0);
     assert_eq!(w.variance(), f64::INFINITY); // 2e616 > f64::MAX

@@ -650,8 +650,9 @@ fn interval_helpers() {
     assert_eq!(ci.width(), 3.0);
 }
 
+/// The statistic `paired_bootstrap_interval` uses: the mean by pairwise summation.
 fn mean(s: &[f64]) -> f64 {
-    s.iter().sum::<f64>() / s.len() as f64
+    mlcore::stats::pairwise_sum(s) / s.len() as f64
 }
 
 #[test]

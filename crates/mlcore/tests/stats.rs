@@ -98,6 +98,48 @@ proptest! {
         prop_assert!((a.variance() - var).abs() <= 1e-9 * (1.0 + var));
     }
 
+    /// Pairwise summation is exact whenever every partial sum is representable:
+    /// multiples of 2⁻²⁰ below 2²⁰ in magnitude, fewer than 2¹² of them, so
+    /// that every partial sum is a multiple of 2⁻²⁰ below 2³² (53 bits). The
+    /// reference is the integer sum of the numerators. Lengths cross the
+    /// sequential (< 8), blocked (≤ 128) and recursive (> 128) paths.
+    #[test]
+    fn pairwise_sum_is_exact_on_representable_partial_sums(
+        k in prop::collection::vec(-(1i64 << 40)..(1i64 << 40), 0..1000),
+        start in 0usize..3,
+    ) {
+        let x: Vec<f64> = k.iter().map(|&k| k as f64 / (1u64 << 20) as f64).collect();
+        let start = start.min(x.len());
+        let exact: i64 = k[start..].iter().sum();
+        prop_assert_eq!(stats::pairwise_sum(&x[start..]), exact as f64 / (1u64 << 20) as f64);
+        if x.len() > start {
+            let m = stats::mean(Array1::from(x[start..].to_vec()).view()).unwrap();
+            let want = exact as f64 / (1u64 << 20) as f64 / (x.len() - start) as f64;
+            prop_assert!((m - want).abs() <= 1e-15 * want.abs(), "{} vs {}", m, want);
+        }
+    }
+
+    /// `mean_axis` is `mean` of every column (Axis(0)) and of every row (Axis(1)),
+    /// on a column-major (non-contiguous rows) matrix too.
+    #[test]
+    fn mean_axis_is_the_mean_of_each_lane(
+        r in 1usize..40, c in 1usize..40, seed in any::<u64>(), fortran in any::<bool>(),
+    ) {
+        let mut rng = seeded(seed);
+        let a = ndarray::Array2::from_shape_fn((r, c), |_| rng.random_range(-1e3..1e3));
+        let a = if fortran { a.reversed_axes().as_standard_layout().reversed_axes().to_owned() } else { a };
+        let cols = stats::mean_axis(a.view(), ndarray::Axis(0)).unwrap();
+        let rows = stats::mean_axis(a.view(), ndarray::Axis(1)).unwrap();
+        prop_assert_eq!(cols.len(), c);
+        prop_assert_eq!(rows.len(), r);
+        for j in 0..c {
+            prop_assert_eq!(cols[j], stats::mean(a.column(j)).unwrap());
+        }
+        for i in 0..r {
+            prop_assert_eq!(rows[i], stats::mean(a.row(i)).unwrap());
+        }
+    }
+
     /// Quantiles are monotone in q, hit the extremes at 0 and 1, and the ECDF
     /// at the type-7 q-quantile counts at least the ⌊(n−1)q⌋ + 1 order
     /// statistics it interpolates from.
@@ -181,4 +223,54 @@ fn power_law_exponent_reads_growth_rates() {
     assert!((stats::power_law_exponent(&sqrt).unwrap() - 0.5).abs() < 1e-12);
     assert!(stats::power_law_exponent(&[(1.0, 1.0), (2.0, 0.0)]).is_err());
     assert!(stats::power_law_exponent(&[(1.0, 1.0)]).is_err());
+}
+
+/// Pairwise summation's error stays near `ε log n` where the sequential sum's
+/// grows like `ε n`: `n` copies of 0.1 sum to `n · 0.1` (the double nearest
+/// 0.1, times n, rounded once), to within 64 ε of the total.
+#[test]
+fn pairwise_sum_error_grows_slowly() {
+    for n in [10usize, 1000, 1 << 20, 3_000_001] {
+        let x = vec![0.1; n];
+        let exact = 0.1 * n as f64; // one rounding of the exact product
+        let err = (stats::pairwise_sum(&x) - exact).abs();
+        assert!(err <= 64.0 * f64::EPSILON * exact, "n = {n}: error {err}");
+    }
+    // The sequential sum of 2²⁰ copies is off by ~1e-6 relative: the contrast is real.
+    let seq = vec![0.1; 1 << 20].iter().fold(0.0, |a, v| a + v);
+    assert!((seq - 0.1 * (1u64 << 20) as f64).abs() > 1e4 * f64::EPSILON * 1e5);
+    // numpy: np.mean([1, 2, 3, 4.5]) = 2.625; the empty and NaN cases are typed errors.
+    assert_eq!(
+        stats::mean(array![1.0, 2.0, 3.0, 4.5].view()).unwrap(),
+        2.625
+    );
+    assert!(matches!(
+        stats::mean(Array1::<f64>::zeros(0).view()),
+        Err(mlcore::Error::Empty { .. })
+    ));
+    assert!(matches!(
+        stats::mean(array![1.0, f64::NAN].view()),
+        Err(mlcore::Error::NonFinite { index: 1, .. })
+    ));
+    assert!(matches!(
+        stats::mean_axis(
+            ndarray::Array2::<f64>::zeros((0, 3)).view(),
+            ndarray::Axis(0)
+        ),
+        Err(mlcore::Error::Empty { .. })
+    ));
+}
+
+/// Welford's standard deviations and sum of squared deviations against a
+/// hand computation: x = [2, 4, 4, 4, 5, 5, 7, 9] has mean 5, Σ(x − x̄)² = 32.
+#[test]
+fn welford_std_devs_by_hand() {
+    let w: Welford = [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]
+        .into_iter()
+        .collect();
+    assert_eq!(w.sum_squared_deviations(), 32.0);
+    assert_eq!(w.population_std_dev(), 2.0);
+    assert!((w.std_dev() - (32.0f64 / 7.0).sqrt()).abs() < 1e-15);
+    let c: Welford = [3.25; 5].into_iter().collect();
+    assert_eq!((c.mean(), c.sum_squared_deviations()), (3.25, 0.0));
 }

@@ -310,7 +310,7 @@ impl NetworkDgp {
         if let Some(index) = u.iter().position(|v| !v.is_finite()) {
             return Err(Error::NonFinite { what: "u", index });
         }
-        let signal: Array1<f64> = u.mean_axis(ndarray::Axis(1)).expect("u has columns");
+        let signal: Array1<f64> = mlcore::stats::mean_axis(u, ndarray::Axis(1))?;
         let s2 = signal.clone().insert_axis(ndarray::Axis(1));
         let neighbour_signal = neighbour_mean(g, s2.view(), None)?.column(0).to_owned();
         let x = &u + &(standard_normal::<_, _>(u.raw_dim(), rng) * self.covariate_noise);

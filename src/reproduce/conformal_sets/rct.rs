@@ -4,8 +4,8 @@
 
 use crate::runner::{BoxError, Check, Context, Figure, Plot, Relation, Series};
 use conformal_sets::rct::{
-    Alternative, ArmComparison, Outcome as Measure, Participant, arm_outcome, compare_arms,
-    compare_samples, read_trial, summarize,
+    Alternative, ArmComparison, Outcome as Measure, Participant, SCIPY_TABLE, ScipyRow,
+    arm_outcome, compare_arms, compare_samples, read_trial, summarize,
 };
 
 /// Level of the trial's one-sided test (pre-registered α = 0.05).
@@ -135,138 +135,6 @@ const TIMES: [(&str, &str, Printed); 3] = [
 /// The spec's Few-NERD response-time medians, conformal and top-k (seconds).
 const FEW_NERD_MEDIANS: (Printed, Printed) = (Printed("380"), Printed("621"));
 
-/// One comparison at full precision: scipy 1.17.1 (`ttest_ind(equal_var=False)`,
-/// `mannwhitneyu` defaults) and pingouin's Cohen's d on the official CSVs, as
-/// recorded in `crates/conformal-sets/tests/rct.rs`.
-struct Scipy {
-    folder: &'static str,
-    treatment: &'static str,
-    control: &'static str,
-    measure: Measure,
-    alt: Alternative,
-    /// mean, sd, median of the treatment arm.
-    treat: (f64, f64, f64),
-    /// mean, sd, median of the control arm.
-    ctrl: (f64, f64, f64),
-    diff: f64,
-    /// Welch t, df, p.
-    welch: (f64, f64, f64),
-    /// Mann–Whitney U of the treatment arm, p.
-    mwu: (f64, f64),
-    d: f64,
-}
-
-const SCIPY: [Scipy; 8] = [
-    Scipy {
-        folder: "few-nerd",
-        treatment: "conformal",
-        control: "topk",
-        measure: Measure::NumCorrect,
-        alt: Alternative::Greater,
-        treat: (40.76, 3.0139810272549927, 41.0),
-        ctrl: (37.88, 5.4272178763664005, 39.0),
-        diff: 2.8799999999999955,
-        welch: (3.2804130737356707, 76.59894709447194, 0.0007807866196206654),
-        mwu: (1618.0, 0.005497748095715551),
-        d: 0.6560826147471341,
-    },
-    Scipy {
-        folder: "go-emotions",
-        treatment: "conformal",
-        control: "topk",
-        measure: Measure::NumCorrect,
-        alt: Alternative::Greater,
-        treat: (29.56, 4.262604358648284, 31.0),
-        ctrl: (27.68, 4.45586062142332, 28.0),
-        diff: 1.879999999999999,
-        welch: (2.1558133335796983, 97.807958710872, 0.01677560810165078),
-        mwu: (1625.5, 0.004746138849959456),
-        d: 0.43116266671593967,
-    },
-    Scipy {
-        folder: "object-net",
-        treatment: "conformal",
-        control: "topk",
-        measure: Measure::NumCorrect,
-        alt: Alternative::Greater,
-        treat: (88.42, 4.081266310090234, 89.0),
-        ctrl: (86.04, 5.771004227681554, 87.0),
-        diff: 2.3799999999999955,
-        welch: (2.3809233942538244, 88.20634023351859, 0.009710576996617723),
-        mwu: (1528.0, 0.027333284233499355),
-        d: 0.47618467885076493,
-    },
-    Scipy {
-        folder: "go-emotions",
-        treatment: "conformal-large",
-        control: "topk",
-        measure: Measure::NumCorrect,
-        alt: Alternative::Greater,
-        treat: (28.46, 4.541014900496432, 28.0),
-        ctrl: (27.68, 4.45586062142332, 28.0),
-        diff: 0.7800000000000011,
-        welch: (0.8669288162996042, 97.96490201199371, 0.19404973494957775),
-        mwu: (1399.5, 0.15147331058948899),
-        d: 0.17338576325992083,
-    },
-    Scipy {
-        folder: "object-net",
-        treatment: "conformal-vitb32",
-        control: "topk-vitb32",
-        measure: Measure::NumCorrect,
-        alt: Alternative::Greater,
-        treat: (85.74, 4.628262776305015, 86.5),
-        ctrl: (85.44, 4.747330076700256, 86.0),
-        diff: 0.29999999999999716,
-        welch: (0.31995396476578536, 97.93683834087483, 0.37484240060838625),
-        mwu: (1281.0, 0.4164350527316595),
-        d: 0.06399079295315707,
-    },
-    Scipy {
-        folder: "few-nerd",
-        treatment: "conformal",
-        control: "topk",
-        measure: Measure::Time,
-        alt: Alternative::TwoSided,
-        treat: (437.912, 210.25918178888315, 380.4),
-        ctrl: (655.342, 285.12445838866324, 620.5999999999999),
-        diff: -217.43,
-        welch: (
-            -4.339844424341717,
-            90.12970670127687,
-            3.7172603575560845e-05,
-        ),
-        mwu: (639.0, 2.5685588004767397e-05),
-        d: -0.8679688848683433,
-    },
-    Scipy {
-        folder: "go-emotions",
-        treatment: "conformal",
-        control: "topk",
-        measure: Measure::Time,
-        alt: Alternative::TwoSided,
-        treat: (481.532, 265.8239454517035, 413.9),
-        ctrl: (530.542, 390.7696487754411, 401.8),
-        diff: -49.01000000000005,
-        welch: (-0.7332698144214734, 86.35121101756994, 0.4653799403587818),
-        mwu: (1244.0, 0.9697543765312099),
-        d: -0.14665396288429466,
-    },
-    Scipy {
-        folder: "object-net",
-        treatment: "conformal",
-        control: "topk",
-        measure: Measure::Time,
-        alt: Alternative::TwoSided,
-        treat: (345.88800000000003, 119.69030724741079, 345.65),
-        ctrl: (377.5160000000001, 149.71360599627596, 354.85),
-        diff: -31.628000000000043,
-        welch: (-1.166776167131019, 93.46978187554083, 0.2462689707224019),
-        mwu: (1103.5, 0.3141747646809858),
-        d: -0.23335523342620382,
-    },
-];
-
 /// The spec's tolerance for the table recomputed at full precision.
 const FULL_PRECISION: f64 = 1e-6;
 
@@ -284,7 +152,7 @@ fn compare(
 }
 
 /// Largest relative deviation of a comparison from scipy's row (13 figures).
-fn scipy_deviation(r: &ArmComparison, s: &Scipy) -> f64 {
+fn scipy_deviation(r: &ArmComparison, s: &ScipyRow) -> f64 {
     let pairs = [
         (r.treatment.mean, s.treat.0),
         (r.treatment.sd, s.treat.1),
@@ -467,22 +335,22 @@ pub fn trial(ctx: &Context) -> Result<Trial, BoxError> {
         }
     }
 
-    for s in &SCIPY {
-        let c = compare(of(s.folder), s.treatment, s.control, s.measure, s.alt)?;
-        let what = match s.measure {
+    for s in &SCIPY_TABLE {
+        let c = compare(of(s.task), s.treatment, s.control, s.outcome, s.alt)?;
+        let what = match s.outcome {
             Measure::NumCorrect => "questions correct",
             Measure::Time => "response time",
         };
         checks.push(Check::new(
             format!(
                 "{} {} vs {} ({what}): 13 figures, largest relative deviation from scipy",
-                s.folder, s.treatment, s.control
+                s.task, s.treatment, s.control
             ),
             scipy_deviation(&c, s),
             Relation::AtMost,
             FULL_PRECISION,
             "peer: scipy 1.17.1 ttest_ind(equal_var=False), mannwhitneyu and pingouin's d on the same CSVs, \
-             recorded in crates/conformal-sets/tests/rct.rs; spec tolerance 1e-6",
+             recorded in conformal_sets::rct::SCIPY_TABLE; spec tolerance 1e-6",
         ));
     }
 

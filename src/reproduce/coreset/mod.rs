@@ -14,7 +14,7 @@ use crate::runner::{
 };
 use data::{D_GAUSS, N_GAUSS, OUTLIERS_GAUSS};
 use experiments::{RESIDUAL_ROWS, Setting, Strong, probe_count};
-use mlcore::stats::{Alternative, power_law_exponent, wilcoxon_signed_rank};
+use mlcore::stats::{Alternative, pairwise_sum, power_law_exponent, wilcoxon_signed_rank};
 use ndarray::ArrayView1;
 
 /// The reproduction registered as `coreset`.
@@ -95,11 +95,17 @@ fn m_free_p(s: &Strong, size: usize) -> Result<f64, BoxError> {
     .p_value)
 }
 
+/// The mean over seeds of the rows kept at budget `si` (pairwise sum).
+fn mean_kept(kept: &[Vec<f64>], si: usize) -> f64 {
+    let at: Vec<f64> = kept.iter().map(|k| k[si]).collect();
+    pairwise_sum(&at) / at.len() as f64
+}
+
 /// `(realized mean size, median ε over every m and seed)` per budget.
 fn growth_points(s: &Strong) -> Vec<(f64, f64)> {
     (0..s.sizes.len())
         .map(|si| {
-            let size = s.kept.iter().map(|k| k[si]).sum::<f64>() / s.kept.len() as f64;
+            let size = mean_kept(&s.kept, si);
             let all: Vec<f64> = s.eps.iter().flat_map(|m| m[si].iter().copied()).collect();
             (size, median(&all))
         })
@@ -288,7 +294,7 @@ impl Reproduction for CoresetDistortion {
             checks.push(bound_check(
                 format!(
                     "p = 3, ≈ {size} rows (mean kept {:.0}): probe ε, 2nd-worst of {SEEDS} seeds, worst m",
-                    p3.kept.iter().map(|k| k[si]).sum::<f64>() / p3.kept.len() as f64
+                    mean_kept(&p3.kept, si)
                 ),
                 &at,
                 p3_complete,

@@ -154,8 +154,9 @@ pub fn max_cut(r: &PaperRate) -> f64 {
     1.0 - ser_floor(r) / (1.0 - K as f64 / N as f64)
 }
 
+/// The mean (pairwise sum; NaN for no values).
 fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len() as f64
+    mlcore::stats::pairwise_sum(v) / v.len() as f64
 }
 
 /// The checks and figures of the trade-off.

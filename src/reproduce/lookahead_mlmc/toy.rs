@@ -12,7 +12,7 @@ use lookahead_mlmc::mlmc::{
 };
 use lookahead_mlmc::toy::{NestedToy, toy_expected_value};
 use mlcore::sampling::seeded;
-use mlcore::stats::{bootstrap_interval, power_law_exponent};
+use mlcore::stats::{bootstrap_interval, pairwise_sum, power_law_exponent};
 use ndarray::Array1;
 
 /// Target RMSEs of the full budget's cost-vs-RMSE runs: 1.5 decades (0.04 / 0.00125 = 32).
@@ -91,9 +91,9 @@ fn exponent(runs: &[Vec<(f64, f64)>], idx: &[usize], exact: f64) -> f64 {
         .iter()
         .map(|r| {
             let k = idx.len() as f64;
-            let mse = idx.iter().map(|&i| (r[i].0 - exact).powi(2)).sum::<f64>() / k;
-            let cost = idx.iter().map(|&i| r[i].1).sum::<f64>() / k;
-            (mse.sqrt(), cost)
+            let sq: Vec<f64> = idx.iter().map(|&i| (r[i].0 - exact).powi(2)).collect();
+            let costs: Vec<f64> = idx.iter().map(|&i| r[i].1).collect();
+            ((pairwise_sum(&sq) / k).sqrt(), pairwise_sum(&costs) / k)
         })
         .collect();
     power_law_exponent(&pts).unwrap_or(f64::NAN)
@@ -269,8 +269,9 @@ pub fn run(seed: u64, b: ToyBudget, step: &dyn Fn(&str)) -> Result<ToyResult, Bo
         runs.iter()
             .map(|r| {
                 let k = r.len() as f64;
-                let mse = r.iter().map(|(v, _)| (v - exact).powi(2)).sum::<f64>() / k;
-                (mse.sqrt(), r.iter().map(|(_, c)| c).sum::<f64>() / k)
+                let sq: Vec<f64> = r.iter().map(|(v, _)| (v - exact).powi(2)).collect();
+                let costs: Vec<f64> = r.iter().map(|&(_, c)| c).collect();
+                ((pairwise_sum(&sq) / k).sqrt(), pairwise_sum(&costs) / k)
             })
             .collect()
     };

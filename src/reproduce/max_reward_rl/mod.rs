@@ -266,7 +266,7 @@ impl Learned {
         if self.steps.is_empty() {
             f64::NAN
         } else {
-            self.steps.iter().sum::<f64>() / self.steps.len() as f64
+            mlcore::stats::pairwise_sum(&self.steps) / self.steps.len() as f64
         }
     }
 }

@@ -3,6 +3,7 @@
 use super::common::zero_variance;
 use super::tdist::beta_pair;
 use crate::error::{Error, Result};
+use mlcore::stats::Welford;
 use ndarray::ArrayView1;
 
 /// The result of [`anova_oneway`].
@@ -71,17 +72,17 @@ pub fn anova_oneway(groups: &[ArrayView1<'_, f64>]) -> Result<Anova> {
             min: 1,
         });
     }
-    let grand = groups.iter().map(|g| g.sum()).sum::<f64>() / big_n;
+    // One Welford pass per group; their merge is the grand mean.
+    let moments: Vec<Welford> = groups.iter().map(|g| g.iter().copied().collect()).collect();
+    let mut all = Welford::new();
+    moments.iter().for_each(|w| all.merge(w));
+    let grand = all.mean();
     let mut ss_between = 0.0;
     let mut ss_within = 0.0;
-    for g in groups {
-        let n = g.len() as f64;
-        let m = g.sum() / n;
-        ss_between += n * (m - grand) * (m - grand);
-        let first = g[0];
-        if !g.iter().all(|&v| v == first) {
-            ss_within += g.iter().map(|&v| (v - m) * (v - m)).sum::<f64>();
-        }
+    for w in &moments {
+        let d = w.mean() - grand;
+        ss_between += w.count() as f64 * d * d;
+        ss_within += w.sum_squared_deviations();
     }
     if ss_within <= 0.0 {
         return Err(zero_variance("every group (SS_w = 0)"));

@@ -91,7 +91,7 @@ pub struct ArmSummary {
 /// for a single value (no standard deviation).
 pub fn summarize(x: ArrayView1<'_, f64>) -> Result<ArmSummary> {
     check_sample(&x, "x", 2)?;
-    let m = moments(&x);
+    let m = moments(&x)?;
     Ok(ArmSummary {
         n: x.len(),
         mean: m.mean,

@@ -115,9 +115,7 @@ where
         }
         reps.push(theta);
     }
-    let nb = reps.len() as f64;
-    let mean = reps.iter().sum::<f64>() / nb;
-    let std_error = (reps.iter().map(|t| (t - mean) * (t - mean)).sum::<f64>() / (nb - 1.0)).sqrt();
+    let std_error = mlcore::stats::variance(ndarray::ArrayView1::from(&reps[..]), 1)?.sqrt();
     reps.sort_by(f64::total_cmp);
     let tail = (1.0 - confidence) / 2.0;
     Ok(BootstrapCi {

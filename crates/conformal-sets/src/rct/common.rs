@@ -2,6 +2,7 @@
 //! sample moments, and the standard normal cdf.
 
 use crate::error::{Error, Result};
+use mlcore::stats;
 use ndarray::ArrayView1;
 
 /// The alternative hypothesis of a two-sample comparison of `x` (first
@@ -50,24 +51,22 @@ pub(super) fn check_alpha(alpha: f64) -> Result<()> {
     }
 }
 
-/// Sample size, mean and unbiased variance (two passes; exactly 0 for a
-/// constant sample). The sample must be validated and hold ≥ 2 values.
+/// Sample size, mean and unbiased variance ([`mlcore::stats::mean`] and
+/// [`mlcore::stats::variance`]: numpy's pairwise two-pass formulas, exactly 0
+/// for a constant sample). The sample must be validated and hold ≥ 2 values
+/// (an error is then impossible; it would come back as [`Error::Core`]).
 pub(super) struct Moments {
     pub(super) n: f64,
     pub(super) mean: f64,
     pub(super) var: f64,
 }
 
-pub(super) fn moments(x: &ArrayView1<'_, f64>) -> Moments {
-    let n = x.len() as f64;
-    let mean = x.sum() / n;
-    let first = x[0];
-    let var = if x.iter().all(|&v| v == first) {
-        0.0
-    } else {
-        x.iter().map(|&v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1.0)
-    };
-    Moments { n, mean, var }
+pub(super) fn moments(x: &ArrayView1<'_, f64>) -> Result<Moments> {
+    Ok(Moments {
+        n: x.len() as f64,
+        mean: stats::mean(x.view())?,
+        var: stats::variance(x.view(), 1)?,
+    })
 }
 
 /// The zero-variance error.

@@ -8,7 +8,7 @@ use ndarray::ArrayView1;
 fn pooled_sd(x: &ArrayView1<'_, f64>, y: &ArrayView1<'_, f64>) -> Result<(f64, Moments, Moments)> {
     check_sample(x, "x", 2)?;
     check_sample(y, "y", 2)?;
-    let (mx, my) = (moments(x), moments(y));
+    let (mx, my) = (moments(x)?, moments(y)?);
     let pooled = ((mx.n - 1.0) * mx.var + (my.n - 1.0) * my.var) / (mx.n + my.n - 2.0);
     if pooled <= 0.0 {
         return Err(zero_variance("x and y (both samples are constant)"));

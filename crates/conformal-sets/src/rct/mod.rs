@@ -17,6 +17,7 @@
 //! | [`noncentral_t_cdf`], [`noncentral_t_sf`] | `scipy.stats.nct.cdf / sf` |
 //! | [`bootstrap_ci`] | `scipy.stats.bootstrap(method="percentile")` (own resampling stream) |
 //! | [`read_results_csv`], [`compare_arms`] | the official `data/<task>/results.csv` files |
+//! | [`SCIPY_TABLE`] | the paper's table as scipy 1.17.1 / pingouin compute it on those files (reference values) |
 //!
 //! Distribution functions are built on `statrs`'s special functions: the
 //! regularised incomplete beta `I_x(a, b)` (Student t, F, and the
@@ -62,6 +63,7 @@ mod mann_whitney;
 mod noncentral;
 mod power;
 mod quadrature;
+mod reference;
 mod results_csv;
 mod tdist;
 mod ttest;
@@ -77,5 +79,6 @@ pub use effect::{cohens_d, hedges_g};
 pub use mann_whitney::{MannWhitney, MwuMethod, mann_whitney_u};
 pub use noncentral::{noncentral_t_cdf, noncentral_t_sf};
 pub use power::{SampleSize, n_per_arm, power};
+pub use reference::{SCIPY_TABLE, ScipyRow};
 pub use results_csv::{Outcome, Participant, parse_results_csv, read_results_csv, read_trial};
 pub use ttest::{TTest, student_t, welch_t};

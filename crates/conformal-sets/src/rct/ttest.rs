@@ -43,7 +43,7 @@ pub struct TTest {
 pub fn welch_t(x: ArrayView1<'_, f64>, y: ArrayView1<'_, f64>, alt: Alternative) -> Result<TTest> {
     check_sample(&x, "x", 2)?;
     check_sample(&y, "y", 2)?;
-    let (mx, my) = (moments(&x), moments(&y));
+    let (mx, my) = (moments(&x)?, moments(&y)?);
     let vx = mx.var / mx.n;
     let vy = my.var / my.n;
     let se2 = vx + vy;
@@ -87,7 +87,7 @@ pub fn student_t(
 ) -> Result<TTest> {
     check_sample(&x, "x", 2)?;
     check_sample(&y, "y", 2)?;
-    let (mx, my) = (moments(&x), moments(&y));
+    let (mx, my) = (moments(&x)?, moments(&y)?);
     let df = mx.n + my.n - 2.0;
     let pooled = ((mx.n - 1.0) * mx.var + (my.n - 1.0) * my.var) / df;
     if pooled <= 0.0 {
