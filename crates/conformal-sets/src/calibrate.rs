@@ -111,7 +111,8 @@ pub fn quantile_index(n: usize, alpha: f64, rule: QuantileRule) -> Result<usize>
                 Err(Error::TooFewCalibration {
                     n,
                     alpha,
-                    min_n: min_calibration_size(alpha)?,
+                    // usize::MAX: the size is beyond 2^53 (see min_calibration_size).
+                    min_n: min_calibration_size(alpha).unwrap_or(usize::MAX),
                 })
             } else {
                 Ok(k.max(1))
@@ -124,19 +125,52 @@ pub fn quantile_index(n: usize, alpha: f64, rule: QuantileRule) -> Result<usize>
 
 /// The smallest calibration size `n` with `⌈(n+1)(1−α)⌉ ≤ n` (about `1/α − 1`).
 ///
+/// The rank rule as evaluated in f64 ([`mlcore::stats::conformal_rank`],
+/// which forgives a few ulps of rounding) is monotone in `n`, so the answer
+/// is found by bisection below the closed form `⌈(1−α)/α⌉`; it can be below
+/// the closed form by those few ulps of `(n+1)(1−α)` and the rounding of
+/// `1 − α`, i.e. by up to about `9ε·n/α` (1.8·10⁵ of 10¹⁰ at α = 10⁻¹⁰).
+/// O(log(1/α)).
+///
 /// # Errors
-/// [`Error::AlphaOutOfRange`].
+/// [`Error::AlphaOutOfRange`]; [`Error::Core`] (`TooLarge`) when the size is
+/// beyond 2⁵³ (α below ~1.1e-16, where `1 − α` rounds to 1 and the rank rule
+/// in f64 accepts no `n` at all).
 pub fn min_calibration_size(alpha: f64) -> Result<usize> {
     check_alpha(alpha)?;
-    // (n+1)(1−α) ≤ n ⇔ n ≥ (1−α)/α; settle floating-point edge cases on the rank rule itself.
-    let mut n = ((1.0 - alpha) / alpha).ceil().max(1.0) as usize;
-    while n > 1 && mlcore::stats::conformal_rank(n - 1, alpha)? < n {
-        n -= 1;
+    const EXACT_LIMIT: f64 = 9_007_199_254_740_992.0; // 2^53
+    let too_large = || {
+        Error::Core(mlcore::Error::TooLarge {
+            what: "calibration set for this alpha",
+            size: format!("about (1 − α)/α = {:.3e} points", (1.0 - alpha) / alpha),
+        })
+    };
+    let n0 = ((1.0 - alpha) / alpha).ceil().max(1.0);
+    if n0 >= EXACT_LIMIT || 1.0 - alpha == 1.0 {
+        return Err(too_large());
     }
-    while mlcore::stats::conformal_rank(n, alpha)? > n {
-        n += 1;
+    let ok = |n: usize| -> Result<bool> { Ok(mlcore::stats::conformal_rank(n, alpha)? <= n) };
+    // An upper end that satisfies the rule (the closed form, up to rounding).
+    let mut hi = n0 as usize;
+    let mut steps = 0;
+    while !ok(hi)? {
+        hi += 1;
+        steps += 1;
+        if steps > 64 {
+            return Err(too_large());
+        }
     }
-    Ok(n)
+    // Smallest satisfying n in (lo, hi]: n = 0 never satisfies (rank ≥ 1).
+    let mut lo = 0usize;
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if ok(mid)? {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Ok(hi.max(1))
 }
 
 /// The rows of a standard-layout matrix as slices.
@@ -187,9 +221,11 @@ pub struct SplitConformal<S> {
 
 impl<S: ConformityScore + Clone> SplitConformal<S> {
     /// # Errors
-    /// [`Error::AlphaOutOfRange`].
+    /// [`Error::AlphaOutOfRange`]; the score's parameter error from
+    /// [`ConformityScore::check`] (e.g. [`Error::NegativeLambda`] for RAPS).
     pub fn new(score: S, alpha: f64, rule: QuantileRule) -> Result<Self> {
         check_alpha(alpha)?;
+        score.check()?;
         Ok(SplitConformal { score, alpha, rule })
     }
 
@@ -211,6 +247,7 @@ impl<S: ConformityScore + Clone> SplitConformal<S> {
             alpha: self.alpha,
             rule: self.rule,
             n: s.len(),
+            classes: probs.ncols(),
             q_hat,
         })
     }
@@ -223,6 +260,7 @@ pub struct Calibrated<S> {
     alpha: f64,
     rule: QuantileRule,
     n: usize,
+    classes: usize,
     q_hat: f64,
 }
 
@@ -247,6 +285,11 @@ impl<S: ConformityScore> Calibrated<S> {
         self.n
     }
 
+    /// Number of classes K of the calibration data (every `predict` row must have K entries).
+    pub fn n_classes(&self) -> usize {
+        self.classes
+    }
+
     /// The score.
     pub fn score(&self) -> &S {
         &self.score
@@ -255,12 +298,20 @@ impl<S: ConformityScore> Calibrated<S> {
     /// Prediction sets for a batch of probability rows, one `U` per row. O(m K log K).
     ///
     /// # Errors
-    /// As [`check_probabilities`].
+    /// As [`check_probabilities`]; [`Error::ShapeMismatch`] when the rows do
+    /// not have the calibration's number of classes.
     pub fn predict<R: Rng + ?Sized>(
         &self,
         probs: ArrayView2<'_, f64>,
         rng: &mut R,
     ) -> Result<Vec<PredictionSet>> {
+        if probs.ncols() != self.classes {
+            return Err(Error::ShapeMismatch {
+                what: "classes of the test probabilities vs calibration",
+                expected: self.classes,
+                got: probs.ncols(),
+            });
+        }
         check_probabilities(probs)?;
         let probs = probs.as_standard_layout();
         Ok(rows(&probs)

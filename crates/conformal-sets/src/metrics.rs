@@ -144,15 +144,15 @@ impl CoverageDistribution {
     /// (then `n < 1/α − 1` and the threshold is infinite).
     pub fn new(n: usize, alpha: f64) -> Result<Self> {
         check_alpha(alpha)?;
-        let l = ((n + 1) as f64 * alpha + 1e-9).floor() as usize;
+        let l = ((n as f64 + 1.0) * alpha + 1e-9).floor() as usize;
         if l == 0 || l > n {
             return Err(Error::TooFewCalibration {
                 n,
                 alpha,
-                min_n: min_calibration_size(alpha)?,
+                min_n: min_calibration_size(alpha).unwrap_or(usize::MAX),
             });
         }
-        let (a, b) = ((n + 1 - l) as f64, l as f64);
+        let (a, b) = ((n - l) as f64 + 1.0, l as f64);
         let beta = Beta::new(a, b).map_err(|_| Error::InvalidParameter {
             name: "beta",
             value: a,
@@ -166,14 +166,33 @@ impl CoverageDistribution {
         self.beta.mean().unwrap_or(f64::NAN)
     }
 
-    /// `P(coverage ≤ c)`.
-    pub fn cdf(&self, c: f64) -> f64 {
-        self.beta.cdf(c)
+    /// `P(coverage ≤ c)` (0 below 0, 1 above 1).
+    ///
+    /// # Errors
+    /// [`Error::NonFinite`] for a NaN `c`.
+    pub fn cdf(&self, c: f64) -> Result<f64> {
+        if c.is_nan() {
+            return Err(Error::NonFinite {
+                what: "coverage",
+                index: 0,
+            });
+        }
+        Ok(self.beta.cdf(c.clamp(0.0, 1.0)))
     }
 
     /// The `p`-quantile of the coverage, e.g. `p = 0.05` for a value the
     /// coverage exceeds with probability 0.95 over calibration draws.
-    pub fn quantile(&self, p: f64) -> f64 {
-        self.beta.inverse_cdf(p)
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] unless `0 ≤ p ≤ 1`.
+    pub fn quantile(&self, p: f64) -> Result<f64> {
+        if !(0.0..=1.0).contains(&p) {
+            return Err(Error::InvalidParameter {
+                name: "p",
+                value: p,
+                expected: "a probability in [0, 1]",
+            });
+        }
+        Ok(self.beta.inverse_cdf(p))
     }
 }

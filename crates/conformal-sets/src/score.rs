@@ -60,6 +60,15 @@ pub trait ConformityScore {
     fn score(&self, p: &[f64], y: usize, u: f64) -> f64;
     /// The set `{y : score(p, y, u) ≤ q}`. O(K) for LAC and (expected) for RAPS.
     fn set(&self, p: &[f64], q: f64, u: f64) -> PredictionSet;
+    /// Validates the score's own parameters; [`crate::SplitConformal::new`]
+    /// calls it once, so a bad parameter never reaches `score` or `set`.
+    /// The default accepts (scores without parameters).
+    ///
+    /// # Errors
+    /// The score's parameter error (e.g. [`crate::Error::NegativeLambda`]).
+    fn check(&self) -> crate::Result<()> {
+        Ok(())
+    }
 }
 
 /// The total order of labels: decreasing probability, ties by the smaller label.
@@ -212,6 +221,10 @@ impl Raps {
 }
 
 impl ConformityScore for Raps {
+    fn check(&self) -> crate::Result<()> {
+        Raps::check(self)
+    }
+
     fn name(&self) -> &'static str {
         if self.lambda == 0.0 { "APS" } else { "RAPS" }
     }

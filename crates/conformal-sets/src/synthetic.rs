@@ -11,7 +11,9 @@ use rand_distr::Gamma;
 /// `n` rows of probabilities over `classes` labels and a label drawn from each row. O(nK).
 ///
 /// # Errors
-/// [`Error::InvalidParameter`] for `classes < 2` or a non-positive concentration.
+/// [`Error::InvalidParameter`] for `classes < 2` or a non-positive or
+/// non-finite concentration; [`Error::Core`] (`TooLarge`) when the n × K
+/// matrix would overflow or exceed the allocation cap.
 pub fn dirichlet_classifier<R: Rng + ?Sized>(
     n: usize,
     classes: usize,
@@ -25,7 +27,19 @@ pub fn dirichlet_classifier<R: Rng + ?Sized>(
             expected: ">= 2",
         });
     }
-    let gamma = Gamma::new(concentration, 1.0).map_err(|_| Error::InvalidParameter {
+    if !(concentration > 0.0 && concentration.is_finite()) {
+        return Err(Error::InvalidParameter {
+            name: "concentration",
+            value: concentration,
+            expected: "> 0 and finite",
+        });
+    }
+    mlcore::check::alloc_len(&[n, classes], 8, "probability matrix")?;
+    // Gamma(c) = Gamma(c + 1)·U^{1/c} (Marsaglia & Tsang's boost for c < 1),
+    // sampled in logs: for tiny c every Gamma(c) draw underflows to 0 in
+    // linear scale, but ln G = ln Gamma(c + 1) + ln(U)/c stays finite, and the
+    // normalisation is a softmax of the logs.
+    let gamma = Gamma::new(concentration + 1.0, 1.0).map_err(|_| Error::InvalidParameter {
         name: "concentration",
         value: concentration,
         expected: "> 0 and finite",
@@ -33,15 +47,15 @@ pub fn dirichlet_classifier<R: Rng + ?Sized>(
     let mut probs = Array2::zeros((n, classes));
     let mut labels = Vec::with_capacity(n);
     for mut row in probs.rows_mut() {
-        // A row of all-zero gammas (possible in floating point for tiny c) is redrawn.
-        loop {
-            row.iter_mut().for_each(|v| *v = gamma.sample(rng));
-            let s = row.sum();
-            if s > 0.0 {
-                row.mapv_inplace(|v| v / s);
-                break;
-            }
-        }
+        row.iter_mut().for_each(|v| {
+            let g: f64 = gamma.sample(rng);
+            let u = 1.0 - rand::RngExt::random::<f64>(rng); // (0, 1]
+            *v = g.ln() + u.ln() / concentration;
+        });
+        let top = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        row.mapv_inplace(|v| (v - top).exp());
+        let s = row.sum();
+        row.mapv_inplace(|v| v / s);
         let u: f64 = rand::RngExt::random(rng);
         let mut acc = 0.0;
         let y = row.iter().position(|&p| {

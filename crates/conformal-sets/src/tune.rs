@@ -126,7 +126,10 @@ fn check_logits(logits: ArrayView2<'_, f64>) -> Result<()> {
     }
 }
 
-/// Row-wise `softmax(z / T)`, computed stably (max subtracted). O(nK).
+/// Row-wise `softmax(z / T)`, computed stably: `exp((z − max z)/T)`
+/// normalised, so neither a tiny `T` (where `z/T` overflows) nor huge logits
+/// give NaN; as `T → 0` it tends to the uniform distribution over the
+/// row's maxima. O(nK).
 ///
 /// # Errors
 /// [`Error::EmptyInput`], [`Error::NonFinite`], [`Error::NonPositiveTemperature`].
@@ -135,10 +138,11 @@ pub fn softmax(logits: ArrayView2<'_, f64>, temperature: f64) -> Result<Array2<f
     if !(temperature > 0.0 && temperature.is_finite()) {
         return Err(Error::NonPositiveTemperature { temperature });
     }
-    let mut p = logits.mapv(|z| z / temperature);
+    let mut p = logits.to_owned();
     for mut row in p.rows_mut() {
         let m = row.fold(f64::NEG_INFINITY, |a, &b| a.max(b));
-        row.mapv_inplace(|v| (v - m).exp());
+        // z − m ≤ 0 (−∞ only when it overflows, whose exp is the right 0).
+        row.mapv_inplace(|v| ((v - m) / temperature).exp());
         let s = row.sum();
         row.mapv_inplace(|v| v / s);
     }
@@ -148,12 +152,29 @@ pub fn softmax(logits: ArrayView2<'_, f64>, temperature: f64) -> Result<Array2<f
 /// Mean negative log-likelihood of the labels under `softmax(β z)`, with its
 /// first two derivatives in the inverse temperature `β = 1/T`:
 /// `NLL(β) = mean(logsumexp(β zᵢ) − β z_{i,yᵢ})`, `NLL' = mean(E_β[z] − z_y)`,
-/// `NLL'' = mean(Var_β[z]) ≥ 0` — the NLL is convex in β.
+/// `NLL'' = mean(Var_β[z]) ≥ 0` — the NLL is convex in β. O(nK).
+///
+/// # Errors
+/// As [`fit_temperature`] for the logits and labels;
+/// [`Error::NonPositiveTemperature`] (with `T = 1/β`) unless `β` is positive
+/// and finite.
 pub fn nll_inverse_temperature(
     logits: ArrayView2<'_, f64>,
     labels: &[usize],
     beta: f64,
-) -> (f64, f64, f64) {
+) -> Result<(f64, f64, f64)> {
+    check_logits(logits)?;
+    check_labels(logits, labels)?;
+    if !(beta > 0.0 && beta.is_finite()) {
+        return Err(Error::NonPositiveTemperature {
+            temperature: 1.0 / beta,
+        });
+    }
+    Ok(nll_beta(logits, labels, beta))
+}
+
+/// [`nll_inverse_temperature`] on validated input.
+fn nll_beta(logits: ArrayView2<'_, f64>, labels: &[usize], beta: f64) -> (f64, f64, f64) {
     let (mut f, mut g, mut h) = (0.0, 0.0, 0.0);
     for (z, &y) in logits.rows().into_iter().zip(labels) {
         let m = z.fold(f64::NEG_INFINITY, |a, &b| a.max(b));
@@ -188,14 +209,14 @@ pub fn fit_temperature(logits: ArrayView2<'_, f64>, labels: &[usize]) -> Result<
     check_logits(logits)?;
     check_labels(logits, labels)?;
     let (mut lo, mut hi) = (1e-6, 1e6);
-    if nll_inverse_temperature(logits, labels, hi).1 <= 0.0 {
+    if nll_beta(logits, labels, hi).1 <= 0.0 {
         return Err(Error::InvalidParameter {
             name: "optimal temperature",
             value: 1.0 / hi,
             expected: "within [1e-6, 1e6]",
         });
     }
-    if nll_inverse_temperature(logits, labels, lo).1 > 0.0 {
+    if nll_beta(logits, labels, lo).1 > 0.0 {
         return Err(Error::InvalidParameter {
             name: "optimal temperature",
             value: 1.0 / lo,
@@ -204,7 +225,7 @@ pub fn fit_temperature(logits: ArrayView2<'_, f64>, labels: &[usize]) -> Result<
     }
     let mut beta = 1.0;
     for _ in 0..200 {
-        let (_, g, h) = nll_inverse_temperature(logits, labels, beta);
+        let (_, g, h) = nll_beta(logits, labels, beta);
         if g.abs() <= 1e-12 {
             break;
         }

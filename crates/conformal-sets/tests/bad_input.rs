@@ -68,6 +68,10 @@ fn calibration_rejects_bad_input() {
     let fitted = cal.calibrate(pc.view(), &yc, &mut rng).unwrap();
     assert!(matches!(
         fitted.predict(bad_rows.view(), &mut rng),
+        Err(Error::ShapeMismatch { .. })
+    ));
+    assert!(matches!(
+        fitted.predict(array![[0.5, 0.6, 0.1]].view(), &mut rng),
         Err(Error::NotAProbability { .. })
     ));
     assert!(matches!(
@@ -212,4 +216,69 @@ fn metrics_reject_bad_input() {
         CoverageDistribution::new(50, 1.0),
         Err(Error::AlphaOutOfRange { .. })
     ));
+}
+
+/// Found by a hostile-input run: each of these hung, panicked or returned a
+/// silently wrong value before.
+#[test]
+fn hostile_run_regressions() {
+    use conformal_sets::calibrate::min_calibration_size;
+    let mut rng = seeded(11);
+    // A tiny α needs ~1/α calibration points: a typed error in O(1), never a
+    // count down from usize::MAX, and calibrating with too few points names it.
+    assert!(matches!(
+        min_calibration_size(1e-17),
+        Err(Error::Core(mlcore::Error::TooLarge { .. }))
+    ));
+    // At α = 1e-10 the answer sits within the rank rule's few-ulp allowance
+    // (8ε·n/α ≈ 1.8e5) plus the rounding of 1 − α in f64 (ε·n/α ≈ 2.2e4) of
+    // the closed form 9,999,999,999, and is consistent with the rule itself.
+    let n = min_calibration_size(1e-10).unwrap();
+    assert!(n.abs_diff(9_999_999_999) <= 200_000, "{n}");
+    assert!(mlcore::stats::conformal_rank(n, 1e-10).unwrap() <= n);
+    assert!(mlcore::stats::conformal_rank(n - 1, 1e-10).unwrap() > n - 1);
+    let (p, y) = dirichlet_classifier(20, 3, 1.0, &mut rng).unwrap();
+    let sc = SplitConformal::new(Lac, 1e-17, QuantileRule::FiniteSample).unwrap();
+    assert!(matches!(
+        sc.calibrate(p.view(), &y, &mut rng),
+        Err(Error::TooFewCalibration {
+            min_n: usize::MAX,
+            ..
+        })
+    ));
+    // A tiny Dirichlet concentration: one-hot-like rows, not an endless redraw.
+    let (p, _) = dirichlet_classifier(50, 4, 1e-300, &mut rng).unwrap();
+    for row in p.rows() {
+        assert!((row.sum() - 1.0).abs() < 1e-12 && row.iter().all(|v| v.is_finite()));
+    }
+    // RAPS parameters are checked once, at construction.
+    let bad = Raps {
+        lambda: -1.0,
+        ..Raps::default()
+    };
+    assert!(matches!(
+        SplitConformal::new(bad, 0.1, QuantileRule::FiniteSample),
+        Err(Error::NegativeLambda { .. })
+    ));
+    // predict with another number of classes than calibration.
+    let (p, y) = dirichlet_classifier(100, 3, 1.0, &mut rng).unwrap();
+    let cal = SplitConformal::new(Lac, 0.1, QuantileRule::FiniteSample)
+        .unwrap()
+        .calibrate(p.view(), &y, &mut rng)
+        .unwrap();
+    assert_eq!(cal.n_classes(), 3);
+    let four = array![[0.25, 0.25, 0.25, 0.25]];
+    assert!(matches!(
+        cal.predict(four.view(), &mut rng),
+        Err(Error::ShapeMismatch {
+            expected: 3,
+            got: 4,
+            ..
+        })
+    ));
+    // softmax at a tiny temperature: the argmax, not NaN.
+    let s = softmax(array![[1.0, 3.0, 2.0]].view(), 1e-308).unwrap();
+    assert_eq!(s, array![[0.0, 1.0, 0.0]]);
+    // The coverage law at a huge n: no overflow of n + 1.
+    assert!(CoverageDistribution::new(usize::MAX, 0.1).is_ok());
 }

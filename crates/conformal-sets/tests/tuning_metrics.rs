@@ -115,10 +115,10 @@ fn nll_derivatives_match_finite_differences() {
     let z = standard_normal((50, 6), &mut rng) * 3.0;
     let y: Vec<usize> = (0..50).map(|_| rng.random_range(0..6)).collect();
     for beta in [0.2, 1.0, 2.5] {
-        let (_, g, h) = nll_inverse_temperature(z.view(), &y, beta);
+        let (_, g, h) = nll_inverse_temperature(z.view(), &y, beta).unwrap();
         let e = 1e-5;
-        let (fp, gp, _) = nll_inverse_temperature(z.view(), &y, beta + e);
-        let (fm, gm, _) = nll_inverse_temperature(z.view(), &y, beta - e);
+        let (fp, gp, _) = nll_inverse_temperature(z.view(), &y, beta + e).unwrap();
+        let (fm, gm, _) = nll_inverse_temperature(z.view(), &y, beta - e).unwrap();
         assert!(
             (g - (fp - fm) / (2.0 * e)).abs() < 1e-7,
             "gradient at {beta}"
@@ -153,7 +153,7 @@ fn temperature_fit_recovers_the_generating_temperature() {
         .collect();
     let t = fit_temperature(z.view(), &y).unwrap();
     assert!((t - 2.0).abs() < 0.15, "fitted T = {t}");
-    let nll = |t: f64| nll_inverse_temperature(z.view(), &y, 1.0 / t).0;
+    let nll = |t: f64| nll_inverse_temperature(z.view(), &y, 1.0 / t).unwrap().0;
     for dt in [-0.05, 0.05] {
         assert!(nll(t) <= nll(t + dt));
     }
@@ -195,7 +195,9 @@ fn conditional_coverage_follows_the_beta_law() {
     let law = CoverageDistribution::new(n, alpha).unwrap();
     assert_eq!((law.a, law.b), (46.0, 5.0));
     assert!(law.mean() >= 1.0 - alpha && law.mean() < 1.0 - alpha + 1.0 / 51.0);
-    assert!(law.quantile(0.05) < law.mean() && law.cdf(law.quantile(0.05)) - 0.05 < 1e-9);
+    let q05 = law.quantile(0.05).unwrap();
+    assert!(q05 < law.mean() && law.cdf(q05).unwrap() - 0.05 < 1e-9);
+    assert!(law.quantile(1.5).is_err() && law.cdf(f64::NAN).is_err());
     let mut rng = seeded(21);
     let reps = 20000;
     let cal = SplitConformal::new(Lac, alpha, QuantileRule::FiniteSample).unwrap();
