@@ -120,7 +120,9 @@ pub fn expected_ser(pis: &[Vec<f64>]) -> Result<f64> {
     Ok(pairwise_sum(&excl) / n as f64)
 }
 
-/// `(1/n)Σᵢ(1 − πᵢ)ᵐ`: [`expected_ser`] for `m` decision makers sharing one `π`.
+/// `(1/n)Σᵢ(1 − πᵢ)ᵐ`: [`expected_ser`] for `m` decision makers sharing one `π`,
+/// each term as `exp(m·ln(1 − πᵢ))` (`ln_1p`), exact for any `m` (no
+/// integer power that wraps at 2³¹). O(n).
 ///
 /// # Errors
 /// As [`expected_ser`]; [`Error::InvalidParameter`] for `m = 0`.
@@ -133,6 +135,9 @@ pub fn expected_ser_shared(pi: &[f64], m: usize) -> Result<f64> {
         });
     }
     expected_ser(&[pi.to_vec()])?;
-    let excl: Vec<f64> = pi.iter().map(|&p| (1.0 - p).powi(m as i32)).collect();
+    let excl: Vec<f64> = pi
+        .iter()
+        .map(|&p| (m as f64 * (-p).ln_1p()).exp())
+        .collect();
     Ok(pairwise_sum(&excl) / pi.len() as f64)
 }

@@ -42,6 +42,18 @@ pub fn check_k(k: usize, n: usize) -> Result<()> {
     Ok(())
 }
 
+/// The claims as they are, or divided by the largest one when their sum
+/// overflows f64 (claims below 2⁻¹⁰⁷⁴ of the largest then become 0).
+/// Inclusion probabilities and successive sampling depend only on ratios
+/// of claims, so the result is the same design. O(n).
+pub(crate) fn scale_if_overflowing(claims: &[f64]) -> Vec<f64> {
+    if claims.iter().sum::<f64>().is_finite() {
+        return claims.to_vec();
+    }
+    let top = claims.iter().copied().fold(0.0, f64::max);
+    claims.iter().map(|&c| c / top).collect()
+}
+
 /// Indices sorted by decreasing claim, ties broken by the smaller index
 /// (the deterministic tie rule used by every policy in this crate).
 /// O(n log n).
@@ -63,7 +75,8 @@ pub fn rank_by_claim(claims: &[f64]) -> Vec<usize> {
 ///
 /// # Errors
 /// As [`check_claims`] and [`check_k`], and [`Error::TooFewPositiveClaims`]
-/// when fewer than `k` claims are positive (no `κ` then reaches `Σπ = k`).
+/// when fewer than `k` claims are positive (no `κ` then reaches `Σπ = k`;
+/// when the claims' sum overflows, after dividing by the largest).
 pub fn inclusion_probs(claims: &[f64], k: usize) -> Result<Vec<f64>> {
     check_claims(claims)?;
     let n = claims.len();
@@ -72,6 +85,14 @@ pub fn inclusion_probs(claims: &[f64], k: usize) -> Result<Vec<f64>> {
     if positive < k {
         return Err(Error::TooFewPositiveClaims { positive, k });
     }
+    // π is invariant to scaling the claims: when their sum overflows, divide
+    // by the largest (claims near f64::MAX gave κ = 0, π = 0).
+    let claims = scale_if_overflowing(claims);
+    let positive = claims.iter().filter(|&&c| c > 0.0).count();
+    if positive < k {
+        return Err(Error::TooFewPositiveClaims { positive, k });
+    }
+    let claims = claims.as_slice();
     let order = rank_by_claim(claims);
     // suffix[m] = Σ_{j ≥ m} c_(j) (0-based order), summed from the small end.
     let mut suffix = vec![0.0; n + 1];

@@ -15,7 +15,8 @@ use fair_lottery::policy::{
 };
 use fair_lottery::probs::{Selection, inclusion_probs};
 use fair_lottery::sampler::{
-    ConditionalPoisson, CpsParams, Pipage, Sampford, SampfordParams, Successive, Systematic,
+    ConditionalPoisson, CpsParams, FixedSizeSampler, Pipage, Sampford, SampfordParams, Successive,
+    Systematic,
 };
 use fair_lottery::sim::{ClaimDistribution, SerSetup, noisy_claims, simulate_ser};
 use mlcore::sampling::seeded;
@@ -358,4 +359,35 @@ fn metric_and_sim_errors() {
         simulate_ser(&[0.5, 0.2], &[0.5], &setup, 1, &mut rng),
         Err(Error::LengthMismatch { .. })
     ));
+}
+
+/// Found by a hostile-input run: claims near f64::MAX (whose sum overflows)
+/// gave π = 0 and a panicking successive sampler; m ≥ 2³¹ decision makers
+/// gave an SER of ∞ or 1. The designs depend only on claim ratios, so the
+/// answers equal those of the scaled claims (closed forms here).
+#[test]
+fn hostile_run_regressions() {
+    let huge = [f64::MAX, f64::MAX / 2.0, f64::MAX / 4.0];
+    // Ratios 4 : 2 : 1, k = 1: π = c / Σc = 4/7, 2/7, 1/7.
+    let pi = inclusion_probs(&huge, 1).unwrap();
+    for (p, want) in pi.iter().zip([4.0 / 7.0, 2.0 / 7.0, 1.0 / 7.0]) {
+        assert!((p - want).abs() < 1e-15, "{pi:?}");
+    }
+    let s = Successive::new(&huge, 2).unwrap();
+    let mut rng = seeded(3);
+    for _ in 0..100 {
+        let mut draw = s.sample(&mut rng);
+        draw.sort_unstable();
+        draw.dedup();
+        assert_eq!(draw.len(), 2);
+    }
+    // (1/n) Σ (1 − π)^m at m = 2³² and 2³¹: (1 − 0.5)^m underflows to 0 and
+    // a zero π keeps its unit excluded: (0 + 1)/2.
+    for m in [1usize << 31, 1 << 32] {
+        let ser = expected_ser_shared(&[0.5, 0.0], m).unwrap();
+        assert_eq!(ser, 0.5, "m = {m}");
+    }
+    // A moderate m still equals the integer power.
+    let ser = expected_ser_shared(&[0.25, 0.5], 3).unwrap();
+    assert!((ser - (0.75f64.powi(3) + 0.125) / 2.0).abs() < 1e-15);
 }

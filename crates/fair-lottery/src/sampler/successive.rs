@@ -24,7 +24,10 @@ pub struct Successive {
 }
 
 impl Successive {
-    /// Validates the weights (claims) and `k`.
+    /// Validates the weights (claims) and `k`. The design depends on the
+    /// weights only through their ratios, so when their sum overflows f64
+    /// they are stored divided by the largest one (weights below 2⁻¹⁰⁷⁴ of
+    /// the largest then count as zero).
     ///
     /// # Errors
     /// As [`check_claims`] and [`check_k`]; [`Error::TooFewPositiveClaims`]
@@ -36,10 +39,12 @@ impl Successive {
         if positive < k {
             return Err(Error::TooFewPositiveClaims { positive, k });
         }
-        Ok(Successive {
-            weights: weights.to_vec(),
-            k,
-        })
+        let weights = crate::probs::scale_if_overflowing(weights);
+        let positive = weights.iter().filter(|&&w| w > 0.0).count();
+        if positive < k {
+            return Err(Error::TooFewPositiveClaims { positive, k });
+        }
+        Ok(Successive { weights, k })
     }
 }
 
