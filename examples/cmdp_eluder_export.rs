@@ -23,17 +23,17 @@ fn random_cmdp(seed: u64) -> Result<TabularCmdp, cmdp_eluder::Error> {
     let mut p = Array4::<f64>::zeros((nc, ns, na, ns));
     for c in 0..nc {
         for s in 0..ns {
-            let h = space.layer_of(s);
+            let h = space.layer_of(s)?;
             if h + 1 == space.horizon() {
                 continue;
             }
             for a in 0..na {
                 let w: Vec<f64> = space
-                    .layer_range(h + 1)
+                    .layer_range(h + 1)?
                     .map(|_| rng.random::<f64>() + 0.05)
                     .collect();
                 let z: f64 = w.iter().sum();
-                for (s2, wi) in space.layer_range(h + 1).zip(&w) {
+                for (s2, wi) in space.layer_range(h + 1)?.zip(&w) {
                     p[[c, s, a, s2]] = wi / z;
                 }
             }

@@ -32,11 +32,27 @@ impl LayeredSpace {
     /// A space with the given layer sizes.
     ///
     /// # Errors
-    /// [`Error::EmptyClass`] for no layers or an empty layer.
+    /// [`Error::EmptyClass`] for no layers or an empty layer;
+    /// [`Error::Core`] (`TooLarge`) when the total number of states overflows
+    /// or its tables (8 bytes a state here, S² per context and action in a
+    /// dynamics table) would exceed the allocation cap.
     pub fn new(layer_sizes: &[usize]) -> Result<Self> {
         if layer_sizes.is_empty() || layer_sizes.contains(&0) {
             return Err(Error::EmptyClass { what: "layer" });
         }
+        let total = layer_sizes
+            .iter()
+            .try_fold(0usize, |acc, &n| acc.checked_add(n))
+            .ok_or_else(|| mlcore::Error::TooLarge {
+                what: "layered state space",
+                size: format!("layers {layer_sizes:?} (the sum overflows usize)"),
+            })?;
+        // A dynamics table holds S × S entries per context and action.
+        mlcore::check::alloc_len(
+            &[total, total],
+            8,
+            "layered state space (S × S transitions)",
+        )?;
         let mut offsets = vec![0];
         let mut layer = Vec::new();
         for (h, &n) in layer_sizes.iter().enumerate() {
@@ -58,18 +74,34 @@ impl LayeredSpace {
 
     /// The layer of state `s`. O(1).
     ///
-    /// # Panics
-    /// If `s ≥ S` (an index, like slice indexing; validated entry points
-    /// check indices before calling it).
-    pub fn layer_of(&self, s: usize) -> usize {
-        self.layer[s]
+    /// # Errors
+    /// [`Error::DimensionMismatch`] unless `s < S`.
+    pub fn layer_of(&self, s: usize) -> Result<usize> {
+        self.layer
+            .get(s)
+            .copied()
+            .ok_or_else(|| mismatch("state", format!("< {}", self.layer.len()), s))
     }
 
     /// The global indices of layer h's states.
     ///
-    /// # Panics
-    /// If `h ≥ H`.
-    pub fn layer_range(&self, h: usize) -> std::ops::Range<usize> {
+    /// # Errors
+    /// [`Error::DimensionMismatch`] unless `h < H`.
+    pub fn layer_range(&self, h: usize) -> Result<std::ops::Range<usize>> {
+        if h < self.horizon() {
+            Ok(self.range_unchecked(h))
+        } else {
+            Err(mismatch("layer", format!("< {}", self.horizon()), h))
+        }
+    }
+
+    /// [`LayeredSpace::layer_of`] for a valid state (crate internal).
+    pub(crate) fn layer_unchecked(&self, s: usize) -> usize {
+        self.layer[s]
+    }
+
+    /// [`LayeredSpace::layer_range`] for a valid layer (crate internal).
+    pub(crate) fn range_unchecked(&self, h: usize) -> std::ops::Range<usize> {
         self.offsets[h]..self.offsets[h + 1]
     }
 
@@ -99,7 +131,7 @@ impl LayeredSpace {
         let last = self.horizon() - 1;
         for c in 0..nc {
             for s in 0..ns {
-                let h = self.layer_of(s);
+                let h = self.layer_unchecked(s);
                 for a in 0..na {
                     let mut sum = 0.0;
                     for s2 in 0..ns {
@@ -112,7 +144,7 @@ impl LayeredSpace {
                                 ),
                             });
                         }
-                        if m > 0.0 && (h == last || self.layer_of(s2) != h + 1) {
+                        if m > 0.0 && (h == last || self.layer_unchecked(s2) != h + 1) {
                             return Err(Error::NotLayered {
                                 model,
                                 context: c,
@@ -424,7 +456,7 @@ impl TabularCmdp {
             };
             let next = if h + 1 < self.space.horizon() {
                 let u: f64 = rng.random();
-                let range = self.space.layer_range(h + 1);
+                let range = self.space.range_unchecked(h + 1);
                 let mut acc = 0.0;
                 let mut chosen = None;
                 for s2 in range.clone() {
@@ -478,11 +510,11 @@ pub fn to_finite_mdp(
             (0..n_actions)
                 .map(|a| {
                     let r = reward[[c, s, a]];
-                    if space.layer_of(s) == last {
+                    if space.layer_unchecked(s) == last {
                         vec![Outcome::terminal(s, 1.0, r)]
                     } else {
                         space
-                            .layer_range(space.layer_of(s) + 1)
+                            .range_unchecked(space.layer_unchecked(s) + 1)
                             .filter(|&s2| dynamics[[c, s, a, s2]] > 0.0)
                             .map(|s2| Outcome::new(s2, dynamics[[c, s, a, s2]], r))
                             .collect()

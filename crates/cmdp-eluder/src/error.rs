@@ -119,6 +119,10 @@ pub enum Error {
     /// An error of the shared tabular MDP core.
     #[error(transparent)]
     Mdp(#[from] tabular_mdp::Error),
+    /// A size check of the shared core failed (a table that would overflow
+    /// `usize` or exceed the allocation cap).
+    #[error(transparent)]
+    Core(#[from] mlcore::Error),
 }
 
 /// `Result` with this crate's [`Error`].

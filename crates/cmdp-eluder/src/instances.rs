@@ -67,17 +67,17 @@ pub fn xor_instance(n_contexts: usize, n_dynamics: usize) -> Result<Instance> {
         n_contexts,
         n_dynamics,
         move |k, c, s, a, s2| {
-            let h = sp.layer_of(s);
-            if h + 1 >= sp.horizon() || sp.layer_of(s2) != h + 1 {
+            let h = sp.layer_unchecked(s);
+            if h + 1 >= sp.horizon() || sp.layer_unchecked(s2) != h + 1 {
                 return 0.0;
             }
             let bits = k % 8;
             let level = k / 8;
             let p_good = 0.9 - 0.4 * level as f64 / levels as f64;
-            let second = s != sp.layer_range(h).start;
+            let second = s != sp.range_unchecked(h).start;
             let good = (c % 2) ^ ((bits >> h) & 1) ^ (((bits >> 2) & 1) & usize::from(second));
             let to_good = if a == good { p_good } else { 1.0 - p_good };
-            if s2 == sp.layer_range(h + 1).start {
+            if s2 == sp.range_unchecked(h + 1).start {
                 to_good
             } else {
                 1.0 - to_good
@@ -86,8 +86,8 @@ pub fn xor_instance(n_contexts: usize, n_dynamics: usize) -> Result<Instance> {
     )?;
     let sp = space.clone();
     let rewards = RewardClass::from_fn(4, (n_contexts, 6, 2), move |phi, c, s, a| {
-        let h = sp.layer_of(s);
-        let good = s == sp.layer_range(h).start;
+        let h = sp.layer_unchecked(s);
+        let good = s == sp.range_unchecked(h).start;
         if h + 1 < sp.horizon() {
             return if good { 0.6 } else { 0.3 };
         }

@@ -56,12 +56,12 @@ pub fn plan_layered(
     let mut raw = vec![0.0; na];
     for h in (0..horizon).rev() {
         let next = if h + 1 < horizon {
-            space.layer_range(h + 1)
+            space.range_unchecked(h + 1)
         } else {
             0..0
         };
         let c = (horizon - h) as f64;
-        for s in space.layer_range(h) {
+        for s in space.range_unchecked(h) {
             for (a, slot) in row.iter_mut().enumerate() {
                 let mut x = reward[[s, a]];
                 if let Some(b) = bonus {
@@ -110,14 +110,14 @@ pub fn occupancy(
     let mut q = Array2::<f64>::zeros((ns, na));
     let horizon = space.horizon();
     for h in 0..horizon {
-        for s in space.layer_range(h) {
+        for s in space.range_unchecked(h) {
             if d[s] == 0.0 {
                 continue;
             }
             let a = policy[s];
             q[[s, a]] += d[s];
             if h + 1 < horizon {
-                for s2 in space.layer_range(h + 1) {
+                for s2 in space.range_unchecked(h + 1) {
                     d[s2] += d[s] * dynamics[[s, a, s2]];
                 }
             }

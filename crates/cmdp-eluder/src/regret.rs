@@ -12,7 +12,9 @@ use rand::Rng;
 pub struct RegretTrace {
     /// c_t.
     pub contexts: Vec<usize>,
-    /// V*_{c_t}(s₀) − V^{π_t}_{c_t}(s₀) ≥ 0.
+    /// V^cmp_{c_t}(s₀) − V^{π_t}_{c_t}(s₀), as computed: ≥ 0 up to rounding
+    /// against the optimum ([`run_regret`]), of either sign against another
+    /// comparator ([`run_regret_against`]). Never clamped.
     pub instant: Vec<f64>,
     /// R_t = Σ_{τ ≤ t} instant regret (R after t + 1 episodes at index t).
     pub cumulative: Vec<f64>,
@@ -30,7 +32,9 @@ impl RegretTrace {
 }
 
 /// Runs `agent` for `episodes` episodes on `cmdp`: c_t ~ 𝒟, π_t = agent.act(c_t),
-/// a trajectory of π_t is sampled and observed; the instant regret is exact.
+/// a trajectory of π_t is sampled and observed; the instant regret against
+/// the optimal values V*_c(s₀) is exact (DP), and reported as computed
+/// (differences of order 1e-16 below zero are rounding, not clamped away).
 /// O(T·(agent cost + H·S²)).
 ///
 /// # Errors
@@ -41,12 +45,47 @@ pub fn run_regret<A: Agent + ?Sized, R: Rng + ?Sized>(
     episodes: usize,
     rng: &mut R,
 ) -> Result<RegretTrace> {
+    let vstar = cmdp.optimal_values()?;
+    run_regret_against(cmdp, agent, &vstar.to_vec(), episodes, rng)
+}
+
+/// [`run_regret`] against any comparator: `comparator[c]` is the value the
+/// agent is measured against in context c (e.g. a fixed policy's
+/// [`TabularCmdp::policy_value`]); an agent better than the comparator gets
+/// negative regret.
+///
+/// # Errors
+/// [`Error::EmptyClass`] for `episodes = 0`; [`Error::DimensionMismatch`]
+/// when `comparator` has not one value per context; [`Error::InvalidParameter`]
+/// for a non-finite comparator value; the agent's errors.
+pub fn run_regret_against<A: Agent + ?Sized, R: Rng + ?Sized>(
+    cmdp: &TabularCmdp,
+    agent: &mut A,
+    comparator: &[f64],
+    episodes: usize,
+    rng: &mut R,
+) -> Result<RegretTrace> {
     if episodes == 0 {
         return Err(Error::EmptyClass {
             what: "episode list",
         });
     }
-    let vstar = cmdp.optimal_values()?;
+    let nc = cmdp.contexts().n_contexts();
+    if comparator.len() != nc {
+        return Err(crate::error::mismatch(
+            "comparator values",
+            format!("{nc} (one per context)"),
+            comparator.len(),
+        ));
+    }
+    if let Some(&v) = comparator.iter().find(|v| !v.is_finite()) {
+        return Err(Error::InvalidParameter {
+            name: "comparator value",
+            value: v,
+            expected: "finite",
+        });
+    }
+    let vstar = comparator;
     let mut trace = RegretTrace {
         contexts: Vec::with_capacity(episodes),
         instant: Vec::with_capacity(episodes),
@@ -59,7 +98,7 @@ pub fn run_regret<A: Agent + ?Sized, R: Rng + ?Sized>(
         let v = cmdp.policy_value(c, &pi)?;
         let traj = cmdp.run_episode(c, &pi, rng)?;
         agent.observe(&traj)?;
-        let r = (vstar[c] - v).max(0.0);
+        let r = vstar[c] - v;
         total += r;
         trace.contexts.push(c);
         trace.instant.push(r);

@@ -110,9 +110,9 @@ fn random_data(nc: usize, space: &LayeredSpace, n: usize, seed: u64) -> Dataset 
     let mut d = Dataset::new(nc, ns, 2);
     for _ in 0..n {
         let s = rng.random_range(0..ns);
-        let h = space.layer_of(s);
+        let h = space.layer_of(s).unwrap();
         let next = (h + 1 < space.horizon()).then(|| {
-            let r = space.layer_range(h + 1);
+            let r = space.layer_range(h + 1).unwrap();
             rng.random_range(r)
         });
         d.push(Transition {
@@ -275,8 +275,8 @@ fn layered_dp_matches_tabular_mdp() {
     let mut rng = seeded(9);
     for _ in 0..20 {
         let p = Array4::from_shape_fn((1, ns, 3, ns), |(_, s, _, s2)| {
-            let h = space.layer_of(s);
-            if h + 1 < space.horizon() && space.layer_of(s2) == h + 1 {
+            let h = space.layer_of(s).unwrap();
+            if h + 1 < space.horizon() && space.layer_of(s2).unwrap() == h + 1 {
                 rng.random::<f64>() + 0.01
             } else {
                 0.0
@@ -312,7 +312,7 @@ fn layered_dp_matches_tabular_mdp() {
             )
             .unwrap();
             for st in 0..ns {
-                let h = space.layer_of(st);
+                let h = space.layer_of(st).unwrap();
                 assert!((ours.v[st] - theirs.v[[h, st]]).abs() < 1e-12);
                 for a in 0..3 {
                     assert!((ours.q[[st, a]] - theirs.q[[h, st, a]]).abs() < 1e-12);
@@ -333,7 +333,11 @@ fn layered_dp_matches_tabular_mdp() {
         assert!((v - ours).abs() < 1e-12);
         let occ = occupancy(&space, p.slice(s![0, .., .., ..]), &pi);
         for h in 0..hz {
-            let mass: f64 = space.layer_range(h).map(|s| occ.row(s).sum()).sum();
+            let mass: f64 = space
+                .layer_range(h)
+                .unwrap()
+                .map(|s| occ.row(s).sum())
+                .sum();
             assert!((mass - 1.0).abs() < 1e-12);
         }
     }
