@@ -112,6 +112,27 @@ pub fn closed_interval(
     }
 }
 
+/// Fails with [`Error::InvalidParameter`] (naming `name`, with `value` and
+/// the valid range `expected` in words) unless `condition` holds: the
+/// general form of the range checks below, for conditions they do not cover
+/// (`n ≥ 2`, `a, b ≥ 1`, a mean within 5 sd of `[0, 1]`).
+pub fn require(
+    condition: bool,
+    name: &'static str,
+    value: f64,
+    expected: &'static str,
+) -> Result<()> {
+    if condition {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter {
+            name,
+            value,
+            expected,
+        })
+    }
+}
+
 /// Fails with [`Error::InvalidParameter`] unless `lo < value ≤ hi` (a NaN
 /// always fails): a discount `γ ∈ (0, 1]`, a step size `α ∈ (0, 1]`.
 pub fn left_open_interval(

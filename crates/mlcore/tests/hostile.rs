@@ -386,6 +386,12 @@ proptest! {
         // The scalar and slice checks accept exactly what their docs say.
         let r = guard("check::left_open_interval", &input, || check::left_open_interval(v, lo, 1.0, "v", "(lo, 1]"))?;
         prop_assert_eq!(r.is_ok(), v > lo && v <= 1.0);
+        let r = guard("check::require", &input, || check::require(v > lo, "v", v, "v > lo"))?;
+        prop_assert_eq!(r.is_ok(), v > lo);
+        if let Err(e) = r {
+            let named = matches!(e, Error::InvalidParameter { name: "v", expected: "v > lo", .. });
+            prop_assert!(named, "require: {:?}", e);
+        }
         let r = guard("check::non_negative", &input, || check::non_negative(v, "v"))?;
         prop_assert_eq!(r.is_ok(), v.is_finite() && v >= 0.0);
         let r = guard("check::finite_scalar", &input, || check::finite_scalar(v, "v"))?;
