@@ -119,8 +119,57 @@ pub enum Error {
     },
     /// An error from the shared core.
     #[error(transparent)]
-    Core(#[from] mlcore::Error),
+    Core(mlcore::Error),
 }
 
 /// `Result` with the crate's [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// The shared checks ([`mlcore::check`]) fail with `mlcore`'s error; an out
+/// of range parameter comes back as this crate's [`Error::InvalidParameter`]
+/// (same fields, naming it), so that a caller matches one variant whichever
+/// layer checked. Everything else is [`Error::Core`].
+impl From<mlcore::Error> for Error {
+    fn from(e: mlcore::Error) -> Self {
+        match e {
+            mlcore::Error::InvalidParameter {
+                name,
+                value,
+                expected,
+            } => Error::InvalidParameter {
+                name,
+                value,
+                expected,
+            },
+            e => Error::Core(e),
+        }
+    }
+}
+
+/// Fails with [`Error::LengthMismatch`] unless `got == expected`.
+pub(crate) fn check_len(got: usize, expected: usize, what: &'static str) -> Result<()> {
+    if got != expected {
+        return Err(Error::LengthMismatch {
+            what,
+            expected,
+            got,
+        });
+    }
+    Ok(())
+}
+
+/// Fails with [`Error::EmptyInput`] or [`Error::NonFinite`] (index and value
+/// of the first offending entry).
+pub(crate) fn check_finite(v: &[f64], what: &'static str) -> Result<()> {
+    if v.is_empty() {
+        return Err(Error::EmptyInput { what });
+    }
+    match mlcore::check::finite_values(v, what) {
+        Err(mlcore::Error::NonFinite { index, .. }) => Err(Error::NonFinite {
+            what,
+            i: index,
+            value: v[index],
+        }),
+        r => Ok(r?),
+    }
+}

@@ -1,28 +1,8 @@
 //! Utility and systemic exclusion.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, check_finite, check_len as check_same_len};
+use mlcore::check;
 use mlcore::stats::pairwise_sum;
-
-fn check_same_len(got: usize, expected: usize, what: &'static str) -> Result<()> {
-    if got != expected {
-        return Err(Error::LengthMismatch {
-            what,
-            expected,
-            got,
-        });
-    }
-    Ok(())
-}
-
-fn check_finite(v: &[f64], what: &'static str) -> Result<()> {
-    if v.is_empty() {
-        return Err(Error::EmptyInput { what });
-    }
-    if let Some((i, &x)) = v.iter().enumerate().find(|(_, x)| !x.is_finite()) {
-        return Err(Error::NonFinite { what, i, value: x });
-    }
-    Ok(())
-}
 
 /// Expected utility of a lottery: `E[U] = Σᵢ πᵢ yᵢ / k` with `k = round(Σπ)`,
 /// the mean utility (e.g. positive-label rate, or calibrated probability) of
@@ -127,13 +107,7 @@ pub fn expected_ser(pis: &[Vec<f64>]) -> Result<f64> {
 /// # Errors
 /// As [`expected_ser`]; [`Error::InvalidParameter`] for `m = 0`.
 pub fn expected_ser_shared(pi: &[f64], m: usize) -> Result<f64> {
-    if m == 0 {
-        return Err(Error::InvalidParameter {
-            name: "m",
-            value: 0.0,
-            expected: "at least one decision maker",
-        });
-    }
+    check::at_least(m, 1, "m", "at least one decision maker")?;
     expected_ser(&[pi.to_vec()])?;
     let excl: Vec<f64> = pi
         .iter()

@@ -5,8 +5,9 @@
 //! policies only decide who is certain, who is excluded, and the lottery
 //! chances in between.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, check_finite, check_len};
 use crate::probs::{Selection, check_claims, check_k, inclusion_probs, rank_by_claim};
+use mlcore::check;
 use ndarray::ArrayView2;
 
 /// A claims-based allocation policy.
@@ -41,14 +42,13 @@ pub enum Policy {
 }
 
 fn check_unit(v: f64, name: &'static str) -> Result<()> {
-    if !(0.0..=1.0).contains(&v) {
-        return Err(Error::InvalidParameter {
-            name,
-            value: v,
-            expected: "a value in [0, 1]",
-        });
-    }
-    Ok(())
+    Ok(check::closed_interval(
+        v,
+        0.0,
+        1.0,
+        name,
+        "a value in [0, 1]",
+    )?)
 }
 
 /// `π` with the first `certain` ranked units at 1, a Broome-fair lottery
@@ -155,29 +155,11 @@ impl Policy {
 }
 
 fn check_unit_vector(v: &[f64], what: &'static str) -> Result<()> {
-    if v.is_empty() {
-        return Err(Error::EmptyInput { what });
+    check_finite(v, what)?;
+    match v.iter().position(|x| !(0.0..=1.0).contains(x)) {
+        Some(i) => Err(Error::ProbOutOfRange { i, value: v[i] }),
+        None => Ok(()),
     }
-    for (i, &x) in v.iter().enumerate() {
-        if !x.is_finite() {
-            return Err(Error::NonFinite { what, i, value: x });
-        }
-        if !(0.0..=1.0).contains(&x) {
-            return Err(Error::ProbOutOfRange { i, value: x });
-        }
-    }
-    Ok(())
-}
-
-fn check_len(got: usize, expected: usize, what: &'static str) -> Result<()> {
-    if got != expected {
-        return Err(Error::LengthMismatch {
-            what,
-            expected,
-            got,
-        });
-    }
-    Ok(())
 }
 
 /// Bootstrap vote shares (uncertainty-driven procedure (i)):
@@ -372,13 +354,7 @@ pub fn outlier_lottery(claims: &[f64], pvalues: &[f64], alpha: f64, k: usize) ->
     let n = claims.len();
     check_len(pvalues.len(), n, "pvalues")?;
     check_unit_vector(pvalues, "pvalues")?;
-    if !(alpha > 0.0 && alpha < 1.0) {
-        return Err(Error::InvalidParameter {
-            name: "alpha",
-            value: alpha,
-            expected: "0 < alpha < 1",
-        });
-    }
+    check::open_interval(alpha, 0.0, 1.0, "alpha", "0 < alpha < 1")?;
     check_k(k, n)?;
     let order = rank_by_claim(claims);
     let outlier = |i: usize| pvalues[i] <= alpha;

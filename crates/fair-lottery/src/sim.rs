@@ -6,6 +6,7 @@ use crate::metrics::{expected_ser, expected_utility, realised_utility, systemic_
 use crate::policy::Policy;
 use crate::probs::{Selection, check_claims};
 use crate::sampler::{Design, FixedSizeSampler, Sampler};
+use mlcore::check;
 use mlcore::stats::Welford;
 use rand::{Rng, RngExt};
 use rand_distr::StandardNormal;
@@ -55,13 +56,7 @@ impl ClaimDistribution {
             ClaimDistribution::Uniform => Ok(()),
             ClaimDistribution::TruncatedNormal { mean, sd }
             | ClaimDistribution::InverseNormal { mean, sd } => {
-                if !(sd > 0.0 && sd.is_finite()) {
-                    return Err(Error::InvalidParameter {
-                        name: "sd",
-                        value: sd,
-                        expected: "a finite sd > 0",
-                    });
-                }
+                check::positive(sd, "sd")?;
                 if !mean.is_finite() || (mean - 0.5).abs() > 0.5 + 5.0 * sd {
                     return Err(Error::InvalidParameter {
                         name: "mean",
@@ -73,13 +68,7 @@ impl ClaimDistribution {
             }
             ClaimDistribution::TruncatedPareto { alpha }
             | ClaimDistribution::InversePareto { alpha } => {
-                if !(alpha > 0.0 && alpha.is_finite()) {
-                    return Err(Error::InvalidParameter {
-                        name: "alpha",
-                        value: alpha,
-                        expected: "a finite alpha > 0",
-                    });
-                }
+                check::positive(alpha, "alpha")?;
                 Ok(())
             }
         }
@@ -132,14 +121,7 @@ pub fn noisy_claims<R: Rng + ?Sized>(claims: &[f64], sigma: f64, rng: &mut R) ->
 }
 
 fn check_sigma(sigma: f64) -> Result<()> {
-    if !(sigma >= 0.0 && sigma.is_finite()) {
-        return Err(Error::InvalidParameter {
-            name: "sigma",
-            value: sigma,
-            expected: "a finite sigma >= 0",
-        });
-    }
-    Ok(())
+    Ok(check::non_negative(sigma, "sigma")?)
 }
 
 /// The systemic-exclusion experiment: `m` decision makers, each applying
@@ -202,13 +184,7 @@ pub fn simulate_ser<R: Rng + ?Sized>(
         });
     }
     for (name, v) in [("m", setup.m), ("rounds", rounds)] {
-        if v == 0 {
-            return Err(Error::InvalidParameter {
-                name,
-                value: 0.0,
-                expected: "at least 1",
-            });
-        }
+        check::at_least(v, 1, name, "at least 1")?;
     }
     let n = claims.len();
     let shared = if setup.sigma == 0.0 {
@@ -306,13 +282,7 @@ pub fn tradeoff_curve<R: Rng + ?Sized>(
         });
     }
     for (name, v) in [("m", m), ("rounds", rounds)] {
-        if v == 0 {
-            return Err(Error::InvalidParameter {
-                name,
-                value: 0.0,
-                expected: "at least 1",
-            });
-        }
+        check::at_least(v, 1, name, "at least 1")?;
     }
     let n = claims.len() as f64;
     let mut out = Vec::with_capacity(fracs.len());

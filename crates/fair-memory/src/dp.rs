@@ -13,6 +13,7 @@ use crate::env::FairEnv;
 use crate::error::{Error, Result};
 use crate::fairqcm::FairQcm;
 use crate::memory::{Memory, MemoryKind};
+use mlcore::check;
 use ndarray::{Array2, ArrayView1};
 use std::collections::HashMap;
 use tabular_mdp::{FiniteMdp, Outcome, finite_horizon_plain};
@@ -85,13 +86,7 @@ impl ExactSolution {
 /// [`MAX_AUGMENTED_STATES`] reachable states; [`Memory::new`]'s errors;
 /// [`Error::Mdp`] if the environment's outcomes are not a distribution.
 pub fn optimal<E: FairEnv>(env: &E, gamma: f64) -> Result<ExactSolution> {
-    if !(gamma > 0.0 && gamma <= 1.0) {
-        return Err(Error::InvalidParameter {
-            name: "gamma",
-            value: gamma,
-            expected: "in (0, 1]",
-        });
-    }
+    check::left_open_interval(gamma, 0.0, 1.0, "gamma", "in (0, 1]")?;
     let memory = Memory::new(MemoryKind::Full, env.n_stakeholders(), env.horizon())?;
     let na = env.n_actions();
     let mut index: HashMap<(usize, usize), usize> = HashMap::new();

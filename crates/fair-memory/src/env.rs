@@ -10,6 +10,7 @@
 
 use crate::error::{Error, Result, check_probability};
 use crate::welfare::Welfare;
+use mlcore::check;
 use rand::{Rng, RngExt};
 
 /// One outcome of (s, a).
@@ -145,13 +146,7 @@ impl Donut {
     pub fn new(cfg: DonutConfig) -> Result<Self> {
         check_presence(&cfg.presence, "presence")?;
         cfg.welfare.check(cfg.presence.len())?;
-        if cfg.horizon == 0 {
-            return Err(Error::InvalidParameter {
-                name: "horizon",
-                value: 0.0,
-                expected: "at least 1",
-            });
-        }
+        check::at_least(cfg.horizon, 1, "horizon", "at least 1")?;
         Ok(Donut { cfg })
     }
 
@@ -319,9 +314,7 @@ impl Lending {
         if let Some(&g) = cfg.groups.iter().find(|&&g| g > 1) {
             return bad("group", g as f64, "0 or 1");
         }
-        if cfg.horizon == 0 {
-            return bad("horizon", 0.0, "at least 1");
-        }
+        check::at_least(cfg.horizon, 1, "horizon", "at least 1")?;
         let t = cfg.horizon;
         let n_states = (1usize << k)
             .checked_mul(1usize << (3 * k))

@@ -130,7 +130,51 @@ pub enum Error {
     },
     /// An error of the shared tabular MDP core.
     #[error(transparent)]
-    Mdp(#[from] tabular_mdp::Error),
+    Mdp(tabular_mdp::Error),
+    /// Any other failure of a shared [`mlcore::check`] (or other `mlcore`) call.
+    #[error(transparent)]
+    Core(mlcore::Error),
+}
+
+/// The shared checks ([`mlcore::check`]) fail with `mlcore`'s error; an out
+/// of range parameter comes back as this crate's [`Error::InvalidParameter`]
+/// (same fields, naming it), so that a caller matches one variant whichever
+/// layer checked. Everything else is [`Error::Core`].
+impl From<mlcore::Error> for Error {
+    fn from(e: mlcore::Error) -> Self {
+        match e {
+            mlcore::Error::InvalidParameter {
+                name,
+                value,
+                expected,
+            } => Error::InvalidParameter {
+                name,
+                value,
+                expected,
+            },
+            e => Error::Core(e),
+        }
+    }
+}
+
+/// As for `mlcore`: an out of range parameter found by `tabular-mdp` (a
+/// step size, a tolerance) is this crate's [`Error::InvalidParameter`];
+/// everything else is [`Error::Mdp`].
+impl From<tabular_mdp::Error> for Error {
+    fn from(e: tabular_mdp::Error) -> Self {
+        match e {
+            tabular_mdp::Error::InvalidParameter {
+                name,
+                value,
+                expected,
+            } => Error::InvalidParameter {
+                name,
+                value,
+                expected,
+            },
+            e => Error::Mdp(e),
+        }
+    }
 }
 
 /// `Result` with the crate's [`Error`].

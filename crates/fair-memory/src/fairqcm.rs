@@ -15,6 +15,7 @@
 use crate::env::{EnvOutcome, FairEnv};
 use crate::error::{Error, Result};
 use crate::memory::{Memory, MemoryKind};
+use mlcore::check;
 use ndarray::ArrayView1;
 use rand::{Rng, RngExt};
 use std::collections::HashMap;
@@ -109,36 +110,17 @@ impl QcmParams {
     /// exponent ω ∉ (1/2, 1], ε's outside [0, 1] or a decay outside (0, 1],
     /// a window of width 0; [`Error::CounterfactualNeedsFullMemory`].
     pub fn check(&self) -> Result<()> {
-        let bad = |name, value, expected| {
-            Err(Error::InvalidParameter {
-                name,
-                value,
-                expected,
-            })
-        };
-        if !(self.gamma > 0.0 && self.gamma <= 1.0) {
-            return bad("gamma", self.gamma, "in (0, 1]");
-        }
-        match self.step_size {
-            StepSize::Constant(a) if !(a > 0.0 && a <= 1.0) => return bad("alpha", a, "in (0, 1]"),
-            StepSize::Polynomial { exponent: w } if !(w > 0.5 && w <= 1.0) => {
-                return bad("exponent", w, "in (1/2, 1]");
-            }
-            _ => {}
-        }
+        check::left_open_interval(self.gamma, 0.0, 1.0, "gamma", "in (0, 1]")?;
+        self.step_size.check()?;
         for (name, v) in [
             ("epsilon_start", self.epsilon_start),
             ("epsilon_min", self.epsilon_min),
         ] {
-            if !(0.0..=1.0).contains(&v) {
-                return bad(name, v, "in [0, 1]");
-            }
+            check::closed_interval(v, 0.0, 1.0, name, "in [0, 1]")?;
         }
-        if !(self.epsilon_decay > 0.0 && self.epsilon_decay <= 1.0) {
-            return bad("epsilon_decay", self.epsilon_decay, "in (0, 1]");
-        }
-        if let CounterfactualSet::Window { width: 0, .. } = self.counterfactuals {
-            return bad("width", 0.0, "at least 1");
+        check::left_open_interval(self.epsilon_decay, 0.0, 1.0, "epsilon_decay", "in (0, 1]")?;
+        if let CounterfactualSet::Window { width, .. } = self.counterfactuals {
+            check::at_least(width as usize, 1, "width", "at least 1")?;
         }
         if self.counterfactuals != CounterfactualSet::None && self.memory != MemoryKind::Full {
             return Err(Error::CounterfactualNeedsFullMemory {
@@ -504,13 +486,7 @@ pub fn learning_curve<E: FairEnv, R: Rng + ?Sized>(
     eval_every: usize,
     rng: &mut R,
 ) -> Result<LearningCurve> {
-    if eval_every == 0 {
-        return Err(Error::InvalidParameter {
-            name: "eval_every",
-            value: 0.0,
-            expected: "at least 1",
-        });
-    }
+    check::at_least(eval_every, 1, "eval_every", "at least 1")?;
     let mut learner = FairQcm::new(env, params)?;
     let mut curve = LearningCurve {
         episodes: Vec::new(),

@@ -9,6 +9,7 @@
 
 use crate::error::{Error, Result, check_finite};
 use crate::welfare::Welfare;
+use mlcore::check;
 use ndarray::ArrayView2;
 
 /// When fairness is assessed.
@@ -59,25 +60,12 @@ impl FairnessSpec {
         self.welfare.check(n)?;
         check_finite(self.threshold, "threshold", 0)?;
         match self.schedule {
-            Schedule::LongTerm { horizon: 0 } => Err(Error::InvalidParameter {
-                name: "horizon",
-                value: 0.0,
-                expected: "at least 1",
-            }),
-            Schedule::Periodic { period: 0 } => Err(Error::InvalidParameter {
-                name: "period",
-                value: 0.0,
-                expected: "at least 1",
-            }),
-            Schedule::Bounded { bound } if !(bound >= 0.0 && bound.is_finite()) => {
-                Err(Error::InvalidParameter {
-                    name: "bound",
-                    value: bound,
-                    expected: "a finite B ≥ 0",
-                })
-            }
+            Schedule::LongTerm { horizon } => check::at_least(horizon, 1, "horizon", "at least 1"),
+            Schedule::Periodic { period } => check::at_least(period, 1, "period", "at least 1"),
+            Schedule::Bounded { bound } => check::non_negative(bound, "bound"),
             _ => Ok(()),
         }
+        .map_err(Error::from)
     }
 
     /// Whether the predicate is assessed at step t ≥ 1.

@@ -2,6 +2,7 @@
 //! (paper §3; the official code and its reproduction).
 
 use crate::error::{Error, Result, check_finite};
+use mlcore::check;
 
 /// λ of the Nash social welfare in the official code (1e-4).
 pub const NSW_LAMBDA: f64 = 1e-4;
@@ -81,13 +82,7 @@ impl Welfare {
             return Err(Error::NoStakeholders);
         }
         match *self {
-            Welfare::Nsw { lambda } if !(lambda >= 0.0 && lambda.is_finite()) => {
-                Err(Error::InvalidParameter {
-                    name: "lambda",
-                    value: lambda,
-                    expected: "a finite λ ≥ 0",
-                })
-            }
+            Welfare::Nsw { lambda } => Ok(check::non_negative(lambda, "lambda")?),
             Welfare::DemographicParity if n_stakeholders != 2 => Err(Error::DimensionMismatch {
                 what: "utilities (demographic parity has two groups)",
                 expected: 2,

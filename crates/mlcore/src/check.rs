@@ -112,6 +112,102 @@ pub fn closed_interval(
     }
 }
 
+/// Fails with [`Error::InvalidParameter`] (naming `name`, with `value` and
+/// the valid range `expected` in words) unless `condition` holds: the
+/// general form of the range checks below, for conditions they do not cover
+/// (`n ≥ 2`, `a, b ≥ 1`, a mean within 5 sd of `[0, 1]`).
+pub fn require(
+    condition: bool,
+    name: &'static str,
+    value: f64,
+    expected: &'static str,
+) -> Result<()> {
+    if condition {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter {
+            name,
+            value,
+            expected,
+        })
+    }
+}
+
+/// Fails with [`Error::InvalidParameter`] unless `lo < value ≤ hi` (a NaN
+/// always fails): a discount `γ ∈ (0, 1]`, a step size `α ∈ (0, 1]`.
+pub fn left_open_interval(
+    value: f64,
+    lo: f64,
+    hi: f64,
+    name: &'static str,
+    expected: &'static str,
+) -> Result<()> {
+    if value > lo && value <= hi {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter {
+            name,
+            value,
+            expected,
+        })
+    }
+}
+
+/// Fails with [`Error::InvalidParameter`] unless `value` is finite and
+/// `value ≥ 0` (a rate, a noise level, a penalty that may be zero).
+pub fn non_negative(value: f64, name: &'static str) -> Result<()> {
+    if value >= 0.0 && value.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter {
+            name,
+            value,
+            expected: "a finite value >= 0",
+        })
+    }
+}
+
+/// Fails with [`Error::InvalidParameter`] unless the scalar `value` is finite.
+pub fn finite_scalar(value: f64, name: &'static str) -> Result<()> {
+    if value.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter {
+            name,
+            value,
+            expected: "a finite value",
+        })
+    }
+}
+
+/// Fails with [`Error::InvalidParameter`] (the value as `f64`) unless the
+/// count `value ≥ min`: an iteration cap, a number of samples or restarts.
+pub fn at_least(
+    value: usize,
+    min: usize,
+    name: &'static str,
+    expected: &'static str,
+) -> Result<()> {
+    if value >= min {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter {
+            name,
+            value: value as f64,
+            expected,
+        })
+    }
+}
+
+/// Fails with [`Error::NonFinite`] at the first NaN or infinite entry of a
+/// slice ([`finite`] for data that is not an `ndarray`).
+pub fn finite_values(v: &[f64], what: &'static str) -> Result<()> {
+    match v.iter().position(|x| !x.is_finite()) {
+        Some(index) => Err(Error::NonFinite { what, index }),
+        None => Ok(()),
+    }
+}
+
 /// Tolerance of [`probability_vector`] on `|Σ pᵢ − 1|`.
 pub const PROBABILITY_SUM_TOL: f64 = 1e-9;
 

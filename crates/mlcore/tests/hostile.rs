@@ -383,6 +383,29 @@ proptest! {
         let _ = guard("check::open_interval", &input, || check::open_interval(v, lo, 1.0, "v", "(lo, 1)"))?;
         let _ = guard("check::closed_interval", &input, || check::closed_interval(v, lo, 1.0, "v", "[lo, 1]"))?;
         let _ = guard("check::positive", &input, || check::positive(v, "v"))?;
+        // The scalar and slice checks accept exactly what their docs say.
+        let r = guard("check::left_open_interval", &input, || check::left_open_interval(v, lo, 1.0, "v", "(lo, 1]"))?;
+        prop_assert_eq!(r.is_ok(), v > lo && v <= 1.0);
+        let r = guard("check::require", &input, || check::require(v > lo, "v", v, "v > lo"))?;
+        prop_assert_eq!(r.is_ok(), v > lo);
+        if let Err(e) = r {
+            let named = matches!(e, Error::InvalidParameter { name: "v", expected: "v > lo", .. });
+            prop_assert!(named, "require: {:?}", e);
+        }
+        let r = guard("check::non_negative", &input, || check::non_negative(v, "v"))?;
+        prop_assert_eq!(r.is_ok(), v.is_finite() && v >= 0.0);
+        let r = guard("check::finite_scalar", &input, || check::finite_scalar(v, "v"))?;
+        prop_assert_eq!(r.is_ok(), v.is_finite());
+        let r = guard("check::at_least", &input, || check::at_least(len, 5, "len", "at least 5"))?;
+        prop_assert_eq!(r.is_ok(), len >= 5);
+        let r = guard("check::finite_values", &input, || check::finite_values(&x, "x"))?;
+        match r {
+            Ok(()) => prop_assert!(x.iter().all(|v| v.is_finite())),
+            Err(Error::NonFinite { index, .. }) => {
+                prop_assert!(!x[index].is_finite() && x[..index].iter().all(|v| v.is_finite()));
+            }
+            Err(e) => prop_assert!(false, "finite_values: {:?}", e),
+        }
         let r = guard("check::probability_vector", &input, || check::probability_vector(&a, "p"))?;
         if r.is_ok() {
             prop_assert!(x.iter().all(|p| (0.0..=1.0).contains(p)));

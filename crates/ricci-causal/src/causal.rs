@@ -13,8 +13,9 @@
 //! `εᵢ ~ N(0, σ²)` fixed per unit. Estimands: individual `Y(1,0) − Y(0,0)`,
 //! peer `Y(0, 0.7) − Y(0, 0.2)`, total `Y(1,1) − Y(0,0)` (NetEst's).
 
-use crate::error::{Error, Result, param};
+use crate::error::{Error, Result};
 use crate::graph::{NodeLabel, WeightedGraph};
+use mlcore::check::require;
 use mlcore::sampling::standard_normal;
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
 use rand::{Rng, RngExt};
@@ -228,14 +229,14 @@ pub fn community_latents<R: Rng + ?Sized>(
     within: f64,
     rng: &mut R,
 ) -> Result<Array2<f64>> {
-    param(p >= 1, "p", p as f64, "p ≥ 1")?;
-    param(
+    require(p >= 1, "p", p as f64, "p ≥ 1")?;
+    require(
         spread >= 0.0 && spread.is_finite(),
         "spread",
         spread,
         "spread ≥ 0",
     )?;
-    param(
+    require(
         within >= 0.0 && within.is_finite(),
         "within",
         within,
@@ -269,20 +270,21 @@ impl NetworkDgp {
             ("beta_tz", self.beta_tz),
             ("confounding", self.confounding),
         ] {
-            param(v.is_finite(), name, v, "a finite value")?;
+            require(v.is_finite(), name, v, "a finite value")?;
         }
-        param(
+        require(
             self.noise_sd >= 0.0 && self.noise_sd.is_finite(),
             "noise_sd",
             self.noise_sd,
             "≥ 0",
         )?;
-        param(
+        require(
             self.covariate_noise >= 0.0 && self.covariate_noise.is_finite(),
             "covariate_noise",
             self.covariate_noise,
             "≥ 0",
-        )
+        )?;
+        Ok(())
     }
 
     /// Draws treatments, exposures, noise and outcomes on `g` given the

@@ -1,9 +1,10 @@
 //! Ollivier–Ricci, Lin–Lu–Yau and Forman curvature of every edge, node
 //! aggregates, and the Jost–Liu bounds.
 
-use crate::error::{Error, Result, param};
+use crate::error::{Error, Result};
 use crate::graph::{Distances, NodeLabel, WeightedGraph, show};
 use crate::transport::{Simplex, SinkhornParams, SolverUsed, sinkhorn};
+use mlcore::check::require;
 use rayon::prelude::*;
 
 /// GRC's threshold: an edge shorter than this gets `κ = 0`.
@@ -103,13 +104,13 @@ impl OllivierConfig {
             return Err(Error::AlphaOutOfRange(self.alpha));
         }
         if let Measure::ExpWeight { base, power } = self.measure {
-            param(
+            require(
                 base.is_finite() && base > 0.0,
                 "base",
                 base,
                 "a finite base > 0",
             )?;
-            param(
+            require(
                 power.is_finite() && power >= 0.0,
                 "power",
                 power,
@@ -117,10 +118,10 @@ impl OllivierConfig {
             )?;
         }
         if let Some(k) = self.nbr_topk {
-            param(k > 0, "nbr_topk", k as f64, "at least 1")?;
+            require(k > 0, "nbr_topk", k as f64, "at least 1")?;
         }
         match self.solver {
-            OtSolver::Sinkhorn(p) | OtSolver::Mix { params: p, .. } => param(
+            OtSolver::Sinkhorn(p) | OtSolver::Mix { params: p, .. } => require(
                 p.reg.is_finite() && p.reg > 0.0,
                 "reg",
                 p.reg,

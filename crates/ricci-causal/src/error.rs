@@ -151,26 +151,30 @@ pub enum Error {
     },
     /// An error from the shared core (linear algebra, statistics).
     #[error(transparent)]
-    Core(#[from] mlcore::Error),
+    Core(mlcore::Error),
 }
 
 /// `Result` with the crate's [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;
 
-/// Checks `cond`, else [`Error::InvalidParameter`].
-pub(crate) fn param(
-    cond: bool,
-    name: &'static str,
-    value: f64,
-    expected: &'static str,
-) -> Result<()> {
-    if cond {
-        Ok(())
-    } else {
-        Err(Error::InvalidParameter {
-            name,
-            value,
-            expected,
-        })
+/// The shared checks ([`mlcore::check`], e.g. [`mlcore::check::require`])
+/// fail with `mlcore`'s error; an out of range parameter comes back as this
+/// crate's [`Error::InvalidParameter`] (same fields, naming it), so that a
+/// caller matches one variant whichever layer checked. Everything else is
+/// [`Error::Core`].
+impl From<mlcore::Error> for Error {
+    fn from(e: mlcore::Error) -> Self {
+        match e {
+            mlcore::Error::InvalidParameter {
+                name,
+                value,
+                expected,
+            } => Error::InvalidParameter {
+                name,
+                value,
+                expected,
+            },
+            e => Error::Core(e),
+        }
     }
 }

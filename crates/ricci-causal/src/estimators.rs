@@ -5,8 +5,9 @@
 //! ([`crate::flow::to_affinity`] of the flow weights).
 
 use crate::causal::{Estimand, exposure, len_check, neighbour_mean};
-use crate::error::{Error, Result, param};
+use crate::error::{Error, Result};
 use crate::graph::{NodeLabel, WeightedGraph};
+use mlcore::check::require;
 use mlcore::linalg::solve_spd;
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2, s};
 use rand::{Rng, RngExt};
@@ -108,8 +109,8 @@ impl HajekExposure {
         propensity: ArrayView1<'_, f64>,
         rng: &mut R,
     ) -> Result<HajekFit> {
-        param(self.bins >= 1, "bins", self.bins as f64, "at least 1")?;
-        param(
+        require(self.bins >= 1, "bins", self.bins as f64, "at least 1")?;
+        require(
             self.mc_draws >= 1,
             "mc_draws",
             self.mc_draws as f64,
@@ -361,7 +362,7 @@ fn check_fit(
     z: ArrayView1<'_, f64>,
     y: ArrayView1<'_, f64>,
 ) -> Result<()> {
-    param(ridge >= 0.0 && ridge.is_finite(), "ridge", ridge, "λ ≥ 0")?;
+    require(ridge >= 0.0 && ridge.is_finite(), "ridge", ridge, "λ ≥ 0")?;
     check_data(n, t, y)?;
     check_x(n, x, z)
 }

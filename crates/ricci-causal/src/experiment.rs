@@ -15,10 +15,11 @@
 
 use crate::causal::{Estimand, NetworkDgp, community_latents, sqrt_pehe};
 use crate::curvature::{Aggregate, OllivierConfig, node_curvature, ollivier};
-use crate::error::{Error, Result, param};
+use crate::error::{Error, Result};
 use crate::estimators::{Normalization, OutcomeModel, RegressionAdjustment, SgcEstimator};
 use crate::flow::{Affinity, RicciFlow, to_affinity};
 use crate::generators::planted_partition;
+use mlcore::check::require;
 use ndarray::Array1;
 use rand::Rng;
 
@@ -112,13 +113,13 @@ impl CurvatureErrorExperiment {
     /// [`Error::InvalidParameter`] for zero replicates or covariates; the
     /// generators' and DGP's errors at run time.
     pub fn check(&self) -> Result<()> {
-        param(
+        require(
             self.replicates >= 1,
             "replicates",
             self.replicates as f64,
             "at least 1",
         )?;
-        param(
+        require(
             self.covariates >= 1,
             "covariates",
             self.covariates as f64,

@@ -2,8 +2,9 @@
 //! weight bounds, curvature history and a typed error on collapse.
 
 use crate::curvature::{EdgeCurvature, OllivierConfig, ollivier};
-use crate::error::{Error, Result, param};
+use crate::error::{Error, Result};
 use crate::graph::{NodeLabel, WeightedGraph, show};
+use mlcore::check::require;
 
 /// Hyper-parameters of the flow. `Default` is GRC's function defaults
 /// (`step = 1`, `delta = 1e-4`, 20 iterations) with the default
@@ -64,15 +65,15 @@ impl RicciFlow {
     /// [`Error::InvalidParameter`] for `step ≤ 0`, `delta < 0`, bounds not
     /// `0 < min ≤ max`; the curvature config's errors.
     pub fn check(&self) -> Result<()> {
-        param(
+        require(
             self.step.is_finite() && self.step > 0.0,
             "step",
             self.step,
             "a finite step > 0",
         )?;
-        param(self.delta >= 0.0, "delta", self.delta, "delta ≥ 0")?;
+        require(self.delta >= 0.0, "delta", self.delta, "delta ≥ 0")?;
         if let Some(lo) = self.min_weight {
-            param(
+            require(
                 lo.is_finite() && lo > 0.0,
                 "min_weight",
                 lo,
@@ -80,7 +81,7 @@ impl RicciFlow {
             )?;
         }
         if let Some(hi) = self.max_weight {
-            param(
+            require(
                 hi.is_finite() && hi >= self.min_weight.unwrap_or(0.0) && hi > 0.0,
                 "max_weight",
                 hi,
@@ -220,7 +221,7 @@ pub fn to_affinity(weights: &[f64], kind: Affinity) -> Result<Vec<f64>> {
         });
     }
     if let Affinity::Exp { beta } = kind {
-        param(
+        require(
             beta.is_finite() && beta > 0.0,
             "beta",
             beta,

@@ -2,8 +2,9 @@
 //! exists, so flows can be compared edge by edge) and seeded random graphs.
 //! Every generated graph has nodes `0..n` whose index equals their label.
 
-use crate::error::{Result, param};
+use crate::error::Result;
 use crate::graph::WeightedGraph;
+use mlcore::check::require;
 use rand::{Rng, RngExt};
 use std::collections::HashSet;
 
@@ -18,7 +19,7 @@ fn unweighted(edges: Vec<(usize, usize)>) -> Result<WeightedGraph> {
 /// # Errors
 /// [`crate::Error::InvalidParameter`] for `n < 2`.
 pub fn complete(n: usize) -> Result<WeightedGraph> {
-    param(n >= 2, "n", n as f64, "n ≥ 2")?;
+    require(n >= 2, "n", n as f64, "n ≥ 2")?;
     unweighted(
         (0..n)
             .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
@@ -31,7 +32,7 @@ pub fn complete(n: usize) -> Result<WeightedGraph> {
 /// # Errors
 /// [`crate::Error::InvalidParameter`] for `n < 3`.
 pub fn cycle(n: usize) -> Result<WeightedGraph> {
-    param(n >= 3, "n", n as f64, "n ≥ 3")?;
+    require(n >= 3, "n", n as f64, "n ≥ 3")?;
     let mut e = vec![(0, 1), (0, n - 1)];
     e.extend((1..n - 1).map(|i| (i, i + 1)));
     unweighted(e)
@@ -42,7 +43,7 @@ pub fn cycle(n: usize) -> Result<WeightedGraph> {
 /// # Errors
 /// [`crate::Error::InvalidParameter`] for `n < 2`.
 pub fn path(n: usize) -> Result<WeightedGraph> {
-    param(n >= 2, "n", n as f64, "n ≥ 2")?;
+    require(n >= 2, "n", n as f64, "n ≥ 2")?;
     unweighted((0..n - 1).map(|i| (i, i + 1)).collect())
 }
 
@@ -51,7 +52,7 @@ pub fn path(n: usize) -> Result<WeightedGraph> {
 /// # Errors
 /// [`crate::Error::InvalidParameter`] for `k < 1`.
 pub fn star(k: usize) -> Result<WeightedGraph> {
-    param(k >= 1, "k", k as f64, "k ≥ 1")?;
+    require(k >= 1, "k", k as f64, "k ≥ 1")?;
     unweighted((1..=k).map(|i| (0, i)).collect())
 }
 
@@ -60,7 +61,7 @@ pub fn star(k: usize) -> Result<WeightedGraph> {
 /// # Errors
 /// [`crate::Error::InvalidParameter`] for `a` or `b` zero.
 pub fn complete_bipartite(a: usize, b: usize) -> Result<WeightedGraph> {
-    param(a >= 1 && b >= 1, "a·b", (a * b) as f64, "a, b ≥ 1")?;
+    require(a >= 1 && b >= 1, "a·b", (a * b) as f64, "a, b ≥ 1")?;
     unweighted(
         (0..a)
             .flat_map(|i| (0..b).map(move |j| (i, a + j)))
@@ -73,7 +74,7 @@ pub fn complete_bipartite(a: usize, b: usize) -> Result<WeightedGraph> {
 /// # Errors
 /// [`crate::Error::InvalidParameter`] for `d < 1`.
 pub fn hypercube(d: u32) -> Result<WeightedGraph> {
-    param((1..=20).contains(&d), "d", d as f64, "1 ≤ d ≤ 20")?;
+    require((1..=20).contains(&d), "d", d as f64, "1 ≤ d ≤ 20")?;
     let n = 1usize << d;
     unweighted(
         (0..n)
@@ -110,7 +111,7 @@ pub fn petersen() -> WeightedGraph {
 /// # Errors
 /// [`crate::Error::InvalidParameter`] unless `r c ≥ 2`.
 pub fn grid(r: usize, c: usize) -> Result<WeightedGraph> {
-    param(r * c >= 2, "r·c", (r * c) as f64, "at least 2 nodes")?;
+    require(r * c >= 2, "r·c", (r * c) as f64, "at least 2 nodes")?;
     let mut e = Vec::new();
     for i in 0..r {
         for j in 0..c {
@@ -130,7 +131,7 @@ pub fn grid(r: usize, c: usize) -> Result<WeightedGraph> {
 /// # Errors
 /// [`crate::Error::InvalidParameter`] for `r < 1` or `h < 1`.
 pub fn balanced_tree(r: usize, h: u32) -> Result<WeightedGraph> {
-    param(r >= 1 && h >= 1, "r·h", (r * h as usize) as f64, "r, h ≥ 1")?;
+    require(r >= 1 && h >= 1, "r·h", (r * h as usize) as f64, "r, h ≥ 1")?;
     let n: usize = (0..=h).map(|k| r.pow(k)).sum();
     unweighted((1..n).map(|v| ((v - 1) / r, v)).collect())
 }
@@ -141,7 +142,7 @@ pub fn balanced_tree(r: usize, h: u32) -> Result<WeightedGraph> {
 /// # Errors
 /// [`crate::Error::InvalidParameter`] for `k < 2`.
 pub fn barbell(k: usize, l: usize) -> Result<WeightedGraph> {
-    param(k >= 2, "k", k as f64, "k ≥ 2")?;
+    require(k >= 2, "k", k as f64, "k ≥ 2")?;
     let mut e: Vec<(usize, usize)> = (0..k)
         .flat_map(|i| (i + 1..k).map(move |j| (i, j)))
         .collect();
@@ -253,7 +254,7 @@ pub fn karate() -> WeightedGraph {
 /// # Errors
 /// [`crate::Error::InvalidParameter`] unless `1 ≤ m ≤ n(n−1)/2`.
 pub fn gnm<R: Rng + ?Sized>(n: usize, m: usize, rng: &mut R) -> Result<WeightedGraph> {
-    param(
+    require(
         n >= 2 && m >= 1 && m <= n * (n - 1) / 2,
         "m",
         m as f64,
@@ -292,9 +293,9 @@ pub fn planted_partition<R: Rng + ?Sized>(
     bridges: usize,
     rng: &mut R,
 ) -> Result<(WeightedGraph, Vec<usize>)> {
-    param(k >= 2, "k", k as f64, "k ≥ 2")?;
-    param(size >= 2, "size", size as f64, "size ≥ 2")?;
-    param(p_in > 0.0 && p_in <= 1.0, "p_in", p_in, "p_in ∈ (0, 1]")?;
+    require(k >= 2, "k", k as f64, "k ≥ 2")?;
+    require(size >= 2, "size", size as f64, "size ≥ 2")?;
+    require(p_in > 0.0 && p_in <= 1.0, "p_in", p_in, "p_in ∈ (0, 1]")?;
     let n = k * size;
     let mut seen = HashSet::new();
     let mut e = Vec::new();

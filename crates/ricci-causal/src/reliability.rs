@@ -2,7 +2,8 @@
 //! their rank correlation (the paper's "negative curvature ⇒ larger error").
 
 use crate::causal::len_check;
-use crate::error::{Error, Result, param};
+use crate::error::{Error, Result};
+use mlcore::check::require;
 use mlcore::stats::{pearson, spearman};
 use ndarray::Array1;
 
@@ -38,7 +39,7 @@ pub fn curvature_error_report(
     per_node_error: &[f64],
     bins: usize,
 ) -> Result<ReliabilityReport> {
-    param(bins >= 1, "bins", bins as f64, "at least 1")?;
+    require(bins >= 1, "bins", bins as f64, "at least 1")?;
     len_check("per_node_error", node_curvature.len(), per_node_error.len())?;
     if node_curvature.is_empty() {
         return Err(Error::LengthMismatch {

@@ -422,13 +422,13 @@ pub fn sinkhorn(
     let (m, n) = cost.dim();
     check_masses(a, b, m, n)?;
     check_cost(&cost)?;
-    crate::error::param(
+    mlcore::check::require(
         p.reg.is_finite() && p.reg > 0.0,
         "reg",
         p.reg,
         "a finite ε > 0",
     )?;
-    crate::error::param(p.tol > 0.0, "tol", p.tol, "tol > 0")?;
+    mlcore::check::require(p.tol > 0.0, "tol", p.tol, "tol > 0")?;
     let rows: Vec<usize> = (0..m).filter(|&i| a[i] > 0.0).collect();
     let cols: Vec<usize> = (0..n).filter(|&j| b[j] > 0.0).collect();
     let (m, n) = (rows.len(), cols.len());

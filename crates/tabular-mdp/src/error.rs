@@ -155,6 +155,41 @@ pub enum Error {
         /// ‖V_k − V_{k−1}‖∞ at the last iteration.
         residual: f64,
     },
+    /// Any other failure of a shared [`mlcore::check`] (or other `mlcore`) call.
+    #[error(transparent)]
+    Core(mlcore::Error),
+}
+
+/// The shared checks ([`mlcore::check`]) fail with `mlcore`'s error; the
+/// variants this crate has too (same fields, naming the argument) come back
+/// as this crate's own, so that a caller matches one variant whichever layer
+/// checked: [`Error::InvalidParameter`], [`Error::TooLarge`],
+/// [`Error::ShapeMismatch`]. Everything else is [`Error::Core`].
+impl From<mlcore::Error> for Error {
+    fn from(e: mlcore::Error) -> Self {
+        match e {
+            mlcore::Error::InvalidParameter {
+                name,
+                value,
+                expected,
+            } => Error::InvalidParameter {
+                name,
+                value,
+                expected,
+            },
+            mlcore::Error::TooLarge { what, size } => Error::TooLarge { what, size },
+            mlcore::Error::ShapeMismatch {
+                what,
+                expected,
+                got,
+            } => Error::ShapeMismatch {
+                what,
+                expected,
+                got,
+            },
+            e => Error::Core(e),
+        }
+    }
 }
 
 /// `Result` with the crate's [`Error`].

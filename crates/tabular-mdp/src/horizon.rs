@@ -7,6 +7,7 @@
 use crate::error::{Error, Result, check_discount_closed};
 use crate::mdp::FiniteMdp;
 use crate::solve::argmax_first;
+use mlcore::check;
 use ndarray::{Array2, Array3};
 
 /// The most memory one call of [`finite_horizon`], [`finite_horizon_plain`]
@@ -49,13 +50,7 @@ pub(crate) fn check_table_size(
 /// A `Vec` of `len` copies of `value`, or [`Error::TooLarge`] when the
 /// allocator refuses (instead of aborting).
 pub(crate) fn try_vec<T: Clone>(len: usize, value: T, what: &'static str) -> Result<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(len).map_err(|e| Error::TooLarge {
-        what,
-        size: format!("{len} entries: the allocation failed ({e})"),
-    })?;
-    v.resize(len, value);
-    Ok(v)
+    Ok(check::try_filled(len, value, what)?)
 }
 
 pub(crate) fn try_array2<T: Clone>(
@@ -123,13 +118,7 @@ where
     B: FnMut(usize, usize, usize) -> f64,
     C: FnMut(usize) -> f64,
 {
-    if horizon == 0 {
-        return Err(Error::InvalidParameter {
-            name: "horizon",
-            value: 0.0,
-            expected: "at least 1",
-        });
-    }
+    check::at_least(horizon, 1, "horizon", "at least 1")?;
     check_discount_closed(gamma)?;
     let (ns, na) = (mdp.n_states(), mdp.n_actions());
     check_table_size(
@@ -218,13 +207,7 @@ pub fn evaluate_finite_horizon<P>(
 where
     P: FnMut(usize, usize) -> usize,
 {
-    if horizon == 0 {
-        return Err(Error::InvalidParameter {
-            name: "horizon",
-            value: 0.0,
-            expected: "at least 1",
-        });
-    }
+    check::at_least(horizon, 1, "horizon", "at least 1")?;
     check_discount_closed(gamma)?;
     let ns = mdp.n_states();
     let what = "finite-horizon value table";

@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::horizon::{check_table_size, try_array2};
 use crate::mdp::FiniteMdp;
 use crate::solve::argmax_first;
+use mlcore::check;
 use ndarray::Array2;
 use rand::{Rng, RngExt};
 
@@ -101,6 +102,22 @@ pub enum StepSize {
     },
 }
 
+impl StepSize {
+    /// Validates the schedule: a constant `α ∈ (0, 1]`, an exponent `ω ∈ (1/2, 1]`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `alpha` or `exponent`.
+    pub fn check(&self) -> Result<()> {
+        match *self {
+            StepSize::Constant(a) => check::left_open_interval(a, 0.0, 1.0, "alpha", "in (0, 1]")?,
+            StepSize::Polynomial { exponent: w } => {
+                check::left_open_interval(w, 0.5, 1.0, "exponent", "in (1/2, 1]")?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Hyper-parameters of [`q_learning`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct QLearningParams {
@@ -138,29 +155,10 @@ impl QLearningParams {
     /// [`Error::InvalidParameter`] for ε ∉ [0, 1], a constant α ∉ (0, 1], an
     /// exponent ω ∉ (1/2, 1], `max_episode_len = 0`, a non-finite `init_q`.
     pub fn check(&self) -> Result<()> {
-        let bad = |name, value, expected| {
-            Err(Error::InvalidParameter {
-                name,
-                value,
-                expected,
-            })
-        };
-        if !(0.0..=1.0).contains(&self.epsilon) {
-            return bad("epsilon", self.epsilon, "in [0, 1]");
-        }
-        match self.step_size {
-            StepSize::Constant(a) if !(a > 0.0 && a <= 1.0) => return bad("alpha", a, "in (0, 1]"),
-            StepSize::Polynomial { exponent: w } if !(w > 0.5 && w <= 1.0) => {
-                return bad("exponent", w, "in (1/2, 1]");
-            }
-            _ => {}
-        }
-        if self.max_episode_len == 0 {
-            return bad("max_episode_len", 0.0, "at least 1");
-        }
-        if !self.init_q.is_finite() {
-            return bad("init_q", self.init_q, "a finite value");
-        }
+        check::closed_interval(self.epsilon, 0.0, 1.0, "epsilon", "in [0, 1]")?;
+        self.step_size.check()?;
+        check::at_least(self.max_episode_len, 1, "max_episode_len", "at least 1")?;
+        check::finite_scalar(self.init_q, "init_q")?;
         Ok(())
     }
 }
@@ -289,13 +287,8 @@ where
 {
     params.check()?;
     let (nc, na) = (env.n_codes(), env.n_actions());
-    if nc == 0 || na == 0 {
-        return Err(Error::InvalidParameter {
-            name: if nc == 0 { "n_codes" } else { "n_actions" },
-            value: 0.0,
-            expected: "at least 1",
-        });
-    }
+    check::at_least(nc, 1, "n_codes", "at least 1")?;
+    check::at_least(na, 1, "n_actions", "at least 1")?;
     let code_of = |env: &E, s: &E::State| -> Result<usize> {
         let c = env.encode(s);
         if c < nc {

@@ -6,6 +6,7 @@
 
 use crate::error::{Error, Result, check_discount_open, check_finite};
 use crate::mdp::FiniteMdp;
+use mlcore::check;
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
 
 /// Stopping rule of the iterative solvers.
@@ -34,20 +35,8 @@ impl ViParams {
     /// # Errors
     /// [`Error::InvalidParameter`] unless `tol` is finite and > 0 and `max_iter ≥ 1`.
     pub fn check(&self) -> Result<()> {
-        if !(self.tol > 0.0 && self.tol.is_finite()) {
-            return Err(Error::InvalidParameter {
-                name: "tol",
-                value: self.tol,
-                expected: "a finite value > 0",
-            });
-        }
-        if self.max_iter == 0 {
-            return Err(Error::InvalidParameter {
-                name: "max_iter",
-                value: 0.0,
-                expected: "at least 1",
-            });
-        }
+        check::positive(self.tol, "tol")?;
+        check::at_least(self.max_iter, 1, "max_iter", "at least 1")?;
         Ok(())
     }
 

@@ -4,6 +4,7 @@ use super::{ExactMarginals, FixedSizeSampler};
 use crate::error::{Error, Result};
 use crate::pbtree::PbTree;
 use crate::probs::{Selection, Split};
+use mlcore::check;
 use ndarray::Array2;
 use rand::Rng;
 
@@ -31,20 +32,8 @@ impl CpsParams {
     /// # Errors
     /// [`Error::InvalidParameter`] for `tol ∉ (0, 1)` or `max_iter = 0`.
     pub fn check(&self) -> Result<()> {
-        if !(self.tol > 0.0 && self.tol < 1.0) {
-            return Err(Error::InvalidParameter {
-                name: "tol",
-                value: self.tol,
-                expected: "0 < tol < 1",
-            });
-        }
-        if self.max_iter == 0 {
-            return Err(Error::InvalidParameter {
-                name: "max_iter",
-                value: 0.0,
-                expected: "at least 1",
-            });
-        }
+        check::open_interval(self.tol, 0.0, 1.0, "tol", "0 < tol < 1")?;
+        check::at_least(self.max_iter, 1, "max_iter", "at least 1")?;
         Ok(())
     }
 }

@@ -4,6 +4,7 @@ use super::{ExactMarginals, FixedSizeSampler};
 use crate::error::{Error, Result};
 use crate::pbtree::PbTree;
 use crate::probs::{Selection, Split};
+use mlcore::check;
 use mlcore::sampling::AliasTable;
 use rand::distr::Distribution;
 use rand::{Rng, RngExt};
@@ -67,13 +68,13 @@ impl Sampford {
     /// [`Error::InvalidParameter`] for a limit that is not ≥ 1;
     /// [`Error::SampfordTooSlow`] when `1/P(accept)` exceeds it.
     pub fn with_params(sel: &Selection, params: SampfordParams) -> Result<Self> {
-        if params.max_expected_trials.is_nan() || params.max_expected_trials < 1.0 {
-            return Err(Error::InvalidParameter {
-                name: "max_expected_trials",
-                value: params.max_expected_trials,
-                expected: ">= 1",
-            });
-        }
+        check::closed_interval(
+            params.max_expected_trials,
+            1.0,
+            f64::INFINITY,
+            "max_expected_trials",
+            ">= 1",
+        )?;
         let split = Split::of(sel);
         let k = split.k_frac;
         if k == 0 {
