@@ -724,12 +724,7 @@ fn noncentral_t_matches_scipy() {
 #[allow(clippy::excessive_precision)] // mpmath's digits, as printed
 fn noncentral_t_at_large_delta_matches_mpmath() {
     let cases = [
-        (
-            7.67930051049825,
-            0.5,
-            7.870496464819755,
-            0.2513859956546498,
-        ),
+        (7.67930051049825, 0.5, 7.870496464819755, 0.2513859956546498),
         (7.68, 0.6, 7.87, 0.26749229345151687),
         (7.68, 1.0, 7.87, 0.30955240142462276),
     ];
