@@ -29,6 +29,7 @@
 //! | `matrix_completion` | `matrix-completion` | Schatten-p matrix completion, deep and weighted factorisation, FRMC (Ledent & Alves) |
 //! | `max_reward_rl` | `max-reward-rl` | max-reward reinforcement learning (Veviurko et al.) |
 //! | `ricci_causal` | `ricci-causal` | Ricci curvature, Ricci flow and causal estimation on networks (Farzam et al.) |
+//! | `ssm_universality` | `ssm-universality` | linear diagonal recurrences + MLPs: lossless encodings, Vandermonde conditioning, complex vs real spectra (Orvieto et al.) |
 //!
 //! ```
 //! let z = icml24::mlcore::special::norm_cdf(1.959963984540054);
@@ -58,6 +59,8 @@ pub use matrix_completion;
 pub use max_reward_rl;
 #[cfg(feature = "ricci-causal")]
 pub use ricci_causal;
+#[cfg(feature = "ssm-universality")]
+pub use ssm_universality;
 #[cfg(feature = "tabular-mdp")]
 pub use tabular_mdp;
 
