@@ -544,7 +544,9 @@ impl Default for FitConfig {
 /// Cost: O(restarts · iterations · d · n³).
 ///
 /// # Errors
-/// As [`ExactGp::new`], and [`Error::InvalidParameter`] for a bad prior.
+/// As [`ExactGp::new`], and [`Error::InvalidParameter`] for a bad prior or
+/// targets spread over more than 1e150 (whose log-likelihood overflows at
+/// every admissible outputscale).
 pub fn fit_map(x: ArrayView2<'_, f64>, y: ArrayView1<'_, f64>, cfg: &FitConfig) -> Result<ExactGp> {
     let (n, d) = x.dim();
     if n == 0 {
@@ -583,6 +585,16 @@ pub fn fit_map(x: ArrayView2<'_, f64>, y: ArrayView1<'_, f64>, cfg: &FitConfig) 
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
             (a.min(v), b.max(v))
         });
+    // The outputscale is bounded to [1e-4, 1e4], so the log-likelihood's
+    // (y − m)²/s term overflows for targets spread beyond ~1e150: refuse
+    // them rather than return a fit whose log-likelihood is −∞.
+    if ymax - ymin > 1e150 {
+        return Err(Error::InvalidParameter {
+            name: "target spread max y − min y",
+            value: ymax - ymin,
+            expected: "at most 1e150 (standardise the targets first)",
+        });
+    }
     let span = (ymax - ymin).max(1.0);
     let mut lower = vec![(1e-3f64).ln(); d];
     let mut upper = vec![(1e2f64).ln(); d];

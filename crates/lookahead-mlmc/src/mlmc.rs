@@ -156,7 +156,9 @@ impl Allocation {
 ///
 /// # Errors
 /// [`Error::InvalidTolerance`] for ε ≤ 0 or non-finite; the errors of
-/// [`MlmcConfig::check`]; [`Error::LevelTooDeep`] when `L > MAX_LEVEL`.
+/// [`MlmcConfig::check`]; [`Error::LevelTooDeep`] when `L > MAX_LEVEL`;
+/// [`Error::Core`] (`TooLarge`) when some `N_ℓ` (saturating at `usize::MAX`
+/// for huge variance constants) could not be held in memory.
 pub fn allocate(eps: f64, cfg: &MlmcConfig) -> Result<Allocation> {
     check_eps(eps)?;
     cfg.check()?;
@@ -191,6 +193,15 @@ pub fn allocate(eps: f64, cfg: &MlmcConfig) -> Result<Allocation> {
                 .ceil() as usize
         })
         .collect();
+    // Each level's N_ℓ outer samples are held in memory (fine, coarse and
+    // increments): a plan beyond the allocation cap cannot run.
+    for &nl in &n {
+        mlcore::check::alloc_len(
+            &[nl, 3],
+            8,
+            "MLMC level samples (N_l × fine, coarse, increment)",
+        )?;
+    }
     let model_variance = levels
         .iter()
         .zip(&n)
@@ -281,7 +292,59 @@ impl LevelStats {
         }
     }
 
-    fn add(&mut self, s: &LevelSamples) {
+    /// Adds a sampler's output after checking it: `n` fine values, `n`
+    /// coarse values exactly when they were asked for, every value finite,
+    /// a finite non-negative cost. A user's sampler that returns NaN or
+    /// omits the coarse part would otherwise give a NaN or a silently
+    /// uncoupled (biased) estimate.
+    fn add(&mut self, s: &LevelSamples, n: usize, with_coarse: bool) -> Result<()> {
+        if s.fine.len() != n {
+            return Err(Error::DimensionMismatch {
+                what: "fine samples returned by the sampler",
+                expected: n,
+                got: s.fine.len(),
+            });
+        }
+        match (&s.coarse, with_coarse) {
+            (Some(c), true) if c.len() != n => {
+                return Err(Error::DimensionMismatch {
+                    what: "coarse samples returned by the sampler",
+                    expected: n,
+                    got: c.len(),
+                });
+            }
+            (None, true) => {
+                return Err(Error::DimensionMismatch {
+                    what: "coarse samples returned by the sampler (asked for, none given)",
+                    expected: n,
+                    got: 0,
+                });
+            }
+            (Some(_), false) => {
+                return Err(Error::DimensionMismatch {
+                    what: "coarse samples returned by the sampler (not asked for)",
+                    expected: 0,
+                    got: n,
+                });
+            }
+            _ => {}
+        }
+        if s.fine
+            .iter()
+            .chain(s.coarse.iter().flatten())
+            .any(|v| !v.is_finite())
+        {
+            return Err(Error::NonFinite {
+                what: "a level sample returned by the sampler",
+            });
+        }
+        if !(s.cost.is_finite() && s.cost >= 0.0) {
+            return Err(Error::InvalidParameter {
+                name: "sampler cost",
+                value: s.cost,
+                expected: "finite and >= 0",
+            });
+        }
         let inc = s.increments();
         for (&d, &f) in inc.iter().zip(&s.fine) {
             self.delta.push(d);
@@ -296,6 +359,7 @@ impl LevelStats {
         self.var = or_zero(self.delta.variance());
         self.var_fine = or_zero(self.fine.variance());
         self.cost = self.cost_total / n;
+        Ok(())
     }
 }
 
@@ -362,7 +426,7 @@ pub fn estimate<S: LevelSampler, R: Rng + ?Sized>(
             return Err(Error::InvalidBatchSize { what: "N_l" });
         }
         let mut st = LevelStats::new(l);
-        st.add(&sampler.sample(l, n, i > 0, rng)?);
+        st.add(&sampler.sample(l, n, i > 0, rng)?, n, i > 0)?;
         out.push(st);
     }
     Ok(summarise(out))
@@ -427,7 +491,11 @@ pub fn estimate_adaptive<S: LevelSampler, R: Rng + ?Sized>(
         while levels.len() < (top - dl + 1) as usize {
             let l = dl + levels.len() as u32;
             let mut st = LevelStats::new(l);
-            st.add(&sampler.sample(l, acfg.pilot, l > dl, rng)?);
+            st.add(
+                &sampler.sample(l, acfg.pilot, l > dl, rng)?,
+                acfg.pilot,
+                l > dl,
+            )?;
             levels.push(st);
         }
         // Optimal N_ℓ, then top up.
@@ -443,7 +511,7 @@ pub fn estimate_adaptive<S: LevelSampler, R: Rng + ?Sized>(
                 if target > st.n {
                     let extra = target - st.n;
                     let l = st.level;
-                    st.add(&sampler.sample(l, extra, l > dl, rng)?);
+                    st.add(&sampler.sample(l, extra, l > dl, rng)?, extra, l > dl)?;
                     added = true;
                 }
             }
@@ -522,7 +590,7 @@ pub fn rates<S: LevelSampler, R: Rng + ?Sized>(
     let mut levels = Vec::new();
     for l in first..=last {
         let mut st = LevelStats::new(l);
-        st.add(&sampler.sample(l, n, l > first, rng)?);
+        st.add(&sampler.sample(l, n, l > first, rng)?, n, l > first)?;
         levels.push(st);
     }
     let inc = &levels[1..];
@@ -585,7 +653,7 @@ pub fn nested_mc<S: LevelSampler, R: Rng + ?Sized>(
         return Err(Error::InvalidBatchSize { what: "n" });
     }
     let mut st = LevelStats::new(level);
-    st.add(&sampler.sample(level, n, false, rng)?);
+    st.add(&sampler.sample(level, n, false, rng)?, n, false)?;
     Ok(NestedEstimate {
         value: st.mean_fine,
         variance: st.var_fine / n as f64,

@@ -20,7 +20,8 @@ impl TestFunction {
     /// `f(x)`.
     ///
     /// # Errors
-    /// [`Error::DimensionMismatch`] when `x` has not the box's dimension.
+    /// [`Error::DimensionMismatch`] when `x` has not the box's dimension;
+    /// [`Error::NonFinite`] for a NaN or infinite coordinate.
     pub fn eval(&self, x: &[f64]) -> Result<f64> {
         if x.len() != self.bounds.dim() {
             return Err(Error::DimensionMismatch {
@@ -28,6 +29,9 @@ impl TestFunction {
                 expected: self.bounds.dim(),
                 got: x.len(),
             });
+        }
+        if x.iter().any(|v| !v.is_finite()) {
+            return Err(Error::NonFinite { what: "x" });
         }
         Ok((self.f)(x))
     }

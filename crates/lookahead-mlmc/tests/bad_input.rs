@@ -360,3 +360,67 @@ fn non_finite_and_out_of_range_values_are_rejected() {
         Err(Error::NonFinite { .. })
     ));
 }
+
+/// Found by a hostile-input run: a sampler returning NaN or omitting the
+/// coarse samples gave NaN or a silently uncoupled estimate (2.0); NaN test
+/// inputs gave NaN; a huge variance constant overflowed on allocation;
+/// targets of ±1e200 gave a −∞ log-likelihood.
+#[test]
+fn hostile_run_regressions() {
+    use lookahead_mlmc::mlmc::{
+        Allocation, LevelSampler, LevelSamples, MlmcConfig, allocate, estimate,
+    };
+    struct Bad {
+        nan: bool,
+    }
+    impl LevelSampler for Bad {
+        fn sample<R: rand::Rng + ?Sized>(
+            &mut self,
+            _level: u32,
+            n: usize,
+            _with_coarse: bool,
+            _rng: &mut R,
+        ) -> lookahead_mlmc::Result<LevelSamples> {
+            Ok(LevelSamples {
+                fine: vec![if self.nan { f64::NAN } else { 1.0 }; n],
+                coarse: None,
+                cost: n as f64,
+            })
+        }
+    }
+    let alloc = Allocation {
+        levels: vec![0, 1],
+        n: vec![4, 4],
+        k: 1.0,
+        model_variance: 0.0,
+    };
+    let mut rng = mlcore::sampling::seeded(1);
+    assert!(matches!(
+        estimate(&mut Bad { nan: true }, &alloc, &mut rng),
+        Err(lookahead_mlmc::Error::NonFinite { .. })
+    ));
+    assert!(matches!(
+        estimate(&mut Bad { nan: false }, &alloc, &mut rng),
+        Err(lookahead_mlmc::Error::DimensionMismatch { .. })
+    ));
+    let f = lookahead_mlmc::testfns::TestFunction::branin();
+    assert!(f.eval(&[f64::NAN, 0.5]).is_err());
+    let cfg = MlmcConfig {
+        c_var: 1e300,
+        ..MlmcConfig::default()
+    };
+    assert!(matches!(
+        allocate(0.01, &cfg),
+        Err(lookahead_mlmc::Error::Core(mlcore::Error::TooLarge { .. }))
+    ));
+    let x = ndarray::array![[0.1], [0.5], [0.9]];
+    let y = ndarray::array![1e200, -1e200, 0.0];
+    assert!(
+        lookahead_mlmc::gp::fit_map(
+            x.view(),
+            y.view(),
+            &lookahead_mlmc::gp::FitConfig::default()
+        )
+        .is_err()
+    );
+}
