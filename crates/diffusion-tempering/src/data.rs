@@ -28,7 +28,8 @@ impl Grid {
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] unless `t₁ > t₀` and `0 < h ≤ t₁ − t₀`
-    /// (all finite).
+    /// (all finite, and the span too); [`Error::Core`] (`TooLarge`) when the
+    /// grid's `(t₁ − t₀)/h + 1` points would exceed the allocation cap.
     pub fn uniform(t0: f64, t1: f64, h: f64) -> Result<Self> {
         if !(t0.is_finite() && t1.is_finite() && t1 > t0) {
             return Err(Error::InvalidParameter {
@@ -44,7 +45,20 @@ impl Grid {
                 expected: "0 < h <= t1 - t0",
             });
         }
-        let n = ((t1 - t0) / h).round().max(1.0) as usize;
+        if !(t1 - t0).is_finite() {
+            return Err(Error::InvalidParameter {
+                name: "t1 − t0",
+                value: t1 - t0,
+                expected: "a finite span",
+            });
+        }
+        let steps = ((t1 - t0) / h).round().max(1.0);
+        // The grid holds N + 1 f64 values: check before allocating.
+        let n = mlcore::check::alloc_len(
+            &[(steps.min(usize::MAX as f64) as usize).saturating_add(1)],
+            8,
+            "time grid ((t1 − t0)/h + 1 points)",
+        )? - 1;
         let mut times: Vec<f64> = (0..=n).map(|i| t0 + i as f64 * h).collect();
         times[n] = t1;
         Grid::new(times)

@@ -80,7 +80,10 @@ const E: [f64; 7] = [
 ///
 /// # Errors
 /// [`Error::NonFinite`] when `f` or the state goes NaN/∞ (step = attempted
-/// step count), [`Error::InvalidParameter`] when the step budget runs out.
+/// step count), [`Error::InvalidParameter`] when the step budget runs out,
+/// for a non-finite `t0` or an output time before `t0`;
+/// [`Error::NonMonotoneTimes`] unless the output times are finite and
+/// strictly increasing.
 pub fn dopri5<M: OdeModel, T: Scalar>(
     model: &M,
     p: &[T],
@@ -88,6 +91,27 @@ pub fn dopri5<M: OdeModel, T: Scalar>(
     out_times: &[f64],
     cfg: &RkConfig,
 ) -> Result<Vec<Vec<T>>> {
+    if !t0.is_finite() {
+        return Err(Error::InvalidParameter {
+            name: "t0",
+            value: t0,
+            expected: "finite",
+        });
+    }
+    for (i, &t) in out_times.iter().enumerate() {
+        if !t.is_finite() || (i > 0 && t <= out_times[i - 1]) {
+            return Err(Error::NonMonotoneTimes { index: i });
+        }
+    }
+    if let Some(&first) = out_times.first()
+        && first < t0
+    {
+        return Err(Error::InvalidParameter {
+            name: "first output time",
+            value: first,
+            expected: ">= t0 (the solver integrates forward)",
+        });
+    }
     let d = model.dim();
     let zero = T::from(0.0);
     let mut x = model.x0(p);

@@ -301,3 +301,46 @@ fn empty_data_is_rejected() {
         Err(Error::NonFiniteInput { what: "values", .. })
     ));
 }
+
+/// Found by a hostile-input run: `simulate` accepted t0 = NaN and
+/// observation times before t0 and returned numbers; `Grid::uniform` with a
+/// tiny step or an overflowing span and `Schedule::geometric` with a huge
+/// stage count aborted on allocation.
+#[test]
+fn hostile_run_regressions() {
+    let lv = LotkaVolterra::two_param();
+    let sim = |t0: f64, times: Vec<f64>| {
+        simulate(
+            &lv,
+            &[1.5, 1.0],
+            t0,
+            times,
+            Observations::selector(&[0], 2).unwrap(),
+            0.1,
+            &mut seeded(2),
+        )
+    };
+    assert!(matches!(
+        sim(f64::NAN, vec![0.5, 1.0]),
+        Err(Error::InvalidParameter { name: "t0", .. })
+    ));
+    assert!(matches!(
+        sim(1.0, vec![0.5, 1.5]),
+        Err(Error::InvalidParameter { .. })
+    ));
+    assert!(matches!(
+        sim(0.0, vec![1.0, 0.5]),
+        Err(Error::NonMonotoneTimes { index: 1 })
+    ));
+    assert!(sim(0.0, vec![0.0, 0.5]).is_ok());
+    assert!(matches!(
+        Grid::uniform(0.0, 1e6, 1e-12),
+        Err(Error::Core(mlcore::Error::TooLarge { .. }))
+    ));
+    assert!(Grid::uniform(-1e308, 1e308, 1.0).is_err());
+    assert!(matches!(
+        Schedule::geometric(1e6, 1.0, usize::MAX),
+        Err(Error::Core(mlcore::Error::TooLarge { .. }))
+    ));
+    assert_eq!(Grid::uniform(0.0, 1.0, 0.25).unwrap().len(), 5);
+}

@@ -23,7 +23,8 @@ impl Schedule {
     ///
     /// # Errors
     /// [`Error::InvalidDiffusion`] for a non-positive/non-finite end point,
-    /// [`Error::InvalidParameter`] unless `start > end` and `stages ≥ 2`.
+    /// [`Error::InvalidParameter`] unless `start > end` and `stages ≥ 2`;
+    /// [`Error::Core`] (`TooLarge`) for a stage count beyond the allocation cap.
     pub fn geometric(start: f64, end: f64, stages: usize) -> Result<Self> {
         crate::filter::check_kappa2(start)?;
         crate::filter::check_kappa2(end)?;
@@ -41,6 +42,7 @@ impl Schedule {
                 expected: "at least 2",
             });
         }
+        mlcore::check::alloc_len(&[stages], 8, "tempering schedule (stages)")?;
         let (a, b) = (start.log10(), end.log10());
         let mut kappa2: Vec<f64> = (0..stages)
             .map(|i| 10f64.powf(a + (b - a) * i as f64 / (stages - 1) as f64))
