@@ -21,11 +21,11 @@
 //! that takes user data returns [`Result`] with a typed [`Error`].
 //!
 //! ```
-//! use candle_core::{D, Device, Tensor};
+//! use candle_core::{Device, Tensor};
 //! use nncore::{data::ClassificationData, init, params::ParamSet, train};
 //! use rand::SeedableRng;
 //! # fn main() -> nncore::Result<()> {
-//! // Two Gaussian-free, linearly separable classes on a line.
+//! // Two linearly separable classes on a line: x < 0 is class 0, x ≥ 0 class 1.
 //! let x = ndarray::Array2::from_shape_fn((64, 1), |(i, _)| i as f32 / 32.0 - 1.0);
 //! let y: Vec<usize> = (0..64).map(|i| usize::from(i >= 32)).collect();
 //! let data = ClassificationData::new(x, y, 2)?;
@@ -43,7 +43,6 @@
 //! let first = history.epochs[0].train_loss;
 //! let last = history.epochs.last().unwrap().train_loss;
 //! assert!(last < 0.5 * first);
-//! # let _ = D::Minus1;
 //! # Ok(())
 //! # }
 //! ```

@@ -245,8 +245,17 @@ where
             let mut grads = l.backward()?;
             let mut sq = 0.0;
             for v in &vars {
-                if let Some(g) = grads.get(v) {
+                if let Some(g) = grads.remove(v) {
+                    // The gradient of a weight used as `wᵀ` (as in `x·wᵀ`) is a
+                    // strided view; one copy makes every optimiser operation
+                    // run on contiguous memory (exact: values are unchanged).
+                    let g = if g.is_contiguous() {
+                        g
+                    } else {
+                        g.contiguous()?
+                    };
                     sq += scalar(&g.sqr()?.sum_all()?)?;
+                    grads.insert(v, g);
                 }
             }
             let norm = sq.sqrt();
