@@ -322,3 +322,51 @@ fn perplexity_and_bpc_of_a_uniform_model() {
         "bpc",
     );
 }
+
+/// Bad input: each violation is its typed error (row sums within 1e-6 of one pass).
+#[test]
+fn bad_probabilities_are_typed_errors() {
+    let y = [0, 1];
+    let ok = array![[0.5, 0.5 + 5e-7], [0.25, 0.75]];
+    assert!(metrics::nll(ok.view(), &y).is_ok());
+    let off = array![[0.5, 0.5 + 2e-6], [0.25, 0.75]];
+    assert!(matches!(
+        metrics::nll(off.view(), &y),
+        Err(Error::NotAProbability { row: 0, .. })
+    ));
+    let neg = array![[0.5, 0.5], [-0.25, 1.25]];
+    assert!(matches!(
+        metrics::brier(neg.view(), &y),
+        Err(Error::NotAProbability { row: 1, .. })
+    ));
+    let nan = array![[0.5, f64::NAN], [0.25, 0.75]];
+    assert!(matches!(
+        metrics::accuracy(nan.view(), &y),
+        Err(Error::NonFinite { index: 1, .. })
+    ));
+    assert!(matches!(
+        metrics::accuracy(ok.view(), &[0]),
+        Err(Error::ShapeMismatch { .. })
+    ));
+    assert!(matches!(
+        metrics::accuracy(ok.view(), &[0, 2]),
+        Err(Error::LabelOutOfRange {
+            index: 1,
+            label: 2,
+            classes: 2
+        })
+    ));
+    assert!(matches!(
+        metrics::ece(ok.view(), &y, 0),
+        Err(Error::InvalidParameter { name: "bins", .. })
+    ));
+    let empty = Array2::<f64>::zeros((0, 3));
+    assert!(matches!(
+        metrics::nll(empty.view(), &[]),
+        Err(Error::Empty { .. })
+    ));
+    assert!(matches!(
+        metrics::auroc(array![0.1, f64::INFINITY].view(), &[true, false]),
+        Err(Error::NonFinite { index: 1, .. })
+    ));
+}
