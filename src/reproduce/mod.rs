@@ -15,6 +15,7 @@ pub mod fair_memory;
 pub mod lookahead_mlmc;
 pub mod matrix_completion;
 pub mod max_reward_rl;
+pub mod nncore;
 pub mod ricci_causal;
 pub mod ssm_universality;
 
@@ -30,6 +31,7 @@ pub fn registry() -> Vec<Box<dyn Reproduction>> {
         Box::new(lookahead_mlmc::LookaheadMlmc),
         Box::new(matrix_completion::MatrixCompletion),
         Box::new(max_reward_rl::MaxRewardRl),
+        Box::new(nncore::Nncore),
         Box::new(ricci_causal::RicciCausal),
         Box::new(ssm_universality::SsmUniversality),
     ]

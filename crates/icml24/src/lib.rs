@@ -19,6 +19,7 @@
 //! |---|---|---|
 //! | [`mlcore`] | always | the shared core: dense linear algebra (faer), sampling, statistics, special functions, data loading |
 //! | `tabular_mdp` | `tabular-mdp` | the shared finite-MDP core of the reinforcement-learning crates |
+//! | `nncore` | `nncore` | the shared neural-training core on candle: seeded initialisers, data, one training loop, calibration metrics |
 //! | `cmdp_eluder` | `cmdp-eluder` | E-UC³RL regret minimisation for contextual MDPs with offline oracles (Levy et al.) |
 //! | `conformal_sets` | `conformal-sets` | conformal prediction sets and the trial analysis (Cresswell et al.) |
 //! | `coreset` | `coreset` | Lewis weights and coresets for multiple ℓp regression (Woodruff & Yasuda) |
@@ -57,6 +58,8 @@ pub use lookahead_mlmc;
 pub use matrix_completion;
 #[cfg(feature = "max-reward-rl")]
 pub use max_reward_rl;
+#[cfg(feature = "nncore")]
+pub use nncore;
 #[cfg(feature = "ricci-causal")]
 pub use ricci_causal;
 #[cfg(feature = "ssm-universality")]
