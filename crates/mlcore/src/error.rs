@@ -101,3 +101,51 @@ pub enum Error {
 
 /// `Result` with [`Error`] as the error type.
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// Implements `From<mlcore::Error>` for a paper crate's `Error`, so that
+/// `?` on a shared check ([`check`](crate::check)) gives the caller the
+/// crate's own variant wherever the crate has one with the same fields:
+/// always `InvalidParameter { name, value, expected }`, plus any variant
+/// listed after the type (for example `TooLarge { what, size }`). Every other
+/// core error becomes the crate's `Core(mlcore::Error)` variant, which must
+/// exist (and must not carry `#[from]`).
+///
+/// ```
+/// #[derive(Debug, PartialEq)]
+/// enum Error {
+///     InvalidParameter { name: &'static str, value: f64, expected: &'static str },
+///     TooLarge { what: &'static str, size: String },
+///     Core(mlcore::Error),
+/// }
+/// mlcore::impl_from_core_error!(Error, TooLarge { what, size });
+///
+/// fn check(tol: f64) -> Result<(), Error> {
+///     mlcore::check::positive(tol, "tol")?;
+///     Ok(())
+/// }
+/// assert!(matches!(check(-1.0), Err(Error::InvalidParameter { name: "tol", .. })));
+/// let e: Error = mlcore::Error::Empty { what: "x" }.into();
+/// assert_eq!(e, Error::Core(mlcore::Error::Empty { what: "x" }));
+/// ```
+#[macro_export]
+macro_rules! impl_from_core_error {
+    ($ty:ident $(, $variant:ident { $($field:ident),* $(,)? })* $(,)?) => {
+        impl ::core::convert::From<$crate::Error> for $ty {
+            fn from(e: $crate::Error) -> Self {
+                match e {
+                    $crate::Error::InvalidParameter {
+                        name,
+                        value,
+                        expected,
+                    } => $ty::InvalidParameter {
+                        name,
+                        value,
+                        expected,
+                    },
+                    $($crate::Error::$variant { $($field),* } => $ty::$variant { $($field),* },)*
+                    e => $ty::Core(e),
+                }
+            }
+        }
+    };
+}
