@@ -106,7 +106,9 @@ pub type Result<T> = std::result::Result<T, Error>;
 /// `?` on a shared check ([`check`](crate::check)) gives the caller the
 /// crate's own variant wherever the crate has one with the same fields:
 /// always `InvalidParameter { name, value, expected }`, plus any variant
-/// listed after the type (for example `TooLarge { what, size }`). Every other
+/// listed after the type with the fields it takes from the core's variant of
+/// the same name (for example `TooLarge { what, size }`, or `NonFinite {
+/// what }` for a crate whose `NonFinite` does not carry the index). Every other
 /// core error becomes the crate's `Core(mlcore::Error)` variant, which must
 /// exist (and must not carry `#[from]`).
 ///
@@ -115,15 +117,18 @@ pub type Result<T> = std::result::Result<T, Error>;
 /// enum Error {
 ///     InvalidParameter { name: &'static str, value: f64, expected: &'static str },
 ///     TooLarge { what: &'static str, size: String },
+///     NonFinite { what: &'static str },
 ///     Core(mlcore::Error),
 /// }
-/// mlcore::impl_from_core_error!(Error, TooLarge { what, size });
+/// mlcore::impl_from_core_error!(Error, TooLarge { what, size }, NonFinite { what });
 ///
 /// fn check(tol: f64) -> Result<(), Error> {
 ///     mlcore::check::positive(tol, "tol")?;
 ///     Ok(())
 /// }
 /// assert!(matches!(check(-1.0), Err(Error::InvalidParameter { name: "tol", .. })));
+/// let nan: Error = mlcore::check::finite_values(&[1.0, f64::NAN], "y").unwrap_err().into();
+/// assert_eq!(nan, Error::NonFinite { what: "y" });
 /// let e: Error = mlcore::Error::Empty { what: "x" }.into();
 /// assert_eq!(e, Error::Core(mlcore::Error::Empty { what: "x" }));
 /// ```
@@ -142,7 +147,7 @@ macro_rules! impl_from_core_error {
                         value,
                         expected,
                     },
-                    $($crate::Error::$variant { $($field),* } => $ty::$variant { $($field),* },)*
+                    $($crate::Error::$variant { $($field,)* .. } => $ty::$variant { $($field),* },)*
                     e => $ty::Core(e),
                 }
             }
