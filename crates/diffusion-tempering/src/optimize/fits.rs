@@ -34,13 +34,7 @@ impl Schedule {
                 expected: "end < start",
             });
         }
-        if stages < 2 {
-            return Err(Error::InvalidParameter {
-                name: "stages",
-                value: stages as f64,
-                expected: "at least 2",
-            });
-        }
+        mlcore::check::at_least(stages, 2, "stages", "at least 2")?;
         let (a, b) = (start.log10(), end.log10());
         let mut kappa2: Vec<f64> = (0..stages)
             .map(|i| 10f64.powf(a + (b - a) * i as f64 / (stages - 1) as f64))
