@@ -114,16 +114,7 @@ pub fn tune_raps<R: Rng + ?Sized>(
 }
 
 fn check_logits(logits: ArrayView2<'_, f64>) -> Result<()> {
-    if logits.is_empty() {
-        return Err(Error::EmptyInput { what: "logits" });
-    }
-    match logits.iter().position(|v| !v.is_finite()) {
-        Some(index) => Err(Error::NonFinite {
-            what: "logits",
-            index,
-        }),
-        None => Ok(()),
-    }
+    Ok(mlcore::check::data(&logits, "logits")?)
 }
 
 /// Row-wise `softmax(z / T)`, computed stably: `exp((z − max z)/T)`

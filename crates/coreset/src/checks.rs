@@ -1,6 +1,7 @@
 //! Input checks shared by the entry points (crate-private).
 
 use crate::error::{Error, Result};
+use mlcore::check;
 use ndarray::{Array1, ArrayView1, ArrayView2};
 
 /// `p` must be finite and at least 1.
@@ -48,13 +49,7 @@ pub(crate) fn pair(a: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>) -> Result<()>
 
 /// Row weights: length `n`, finite, non-negative.
 pub(crate) fn weights(s: ArrayView1<'_, f64>, n: usize) -> Result<()> {
-    if s.len() != n {
-        return Err(Error::ShapeMismatch {
-            what: "weights",
-            expected: format!("length {n}"),
-            got: format!("length {}", s.len()),
-        });
-    }
+    check::len(s.len(), n, "weights")?;
     match s.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
         Some(index) => Err(Error::InvalidWeights {
             index,
@@ -77,27 +72,13 @@ pub(crate) fn weights_or_ones(s: Option<ArrayView1<'_, f64>>, n: usize) -> Resul
 
 /// A count-like or tolerance-like parameter that must be finite and > 0.
 pub(crate) fn positive(value: f64, name: &'static str) -> Result<()> {
-    if value.is_finite() && value > 0.0 {
-        Ok(())
-    } else {
-        Err(Error::InvalidParameter {
-            name,
-            value,
-            expected: "a finite value > 0",
-        })
-    }
+    Ok(check::positive(value, name)?)
 }
 
 /// The iteration options shared by the Lewis and IRLS solvers: at least one
 /// iteration and a finite, positive tolerance.
 pub(crate) fn iteration(max_iter: usize, tol: f64) -> Result<()> {
-    if max_iter == 0 {
-        return Err(Error::InvalidParameter {
-            name: "max_iter",
-            value: 0.0,
-            expected: "at least 1",
-        });
-    }
+    check::at_least(max_iter, 1, "max_iter", "at least 1")?;
     positive(tol, "tol")
 }
 

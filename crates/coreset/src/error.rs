@@ -93,8 +93,21 @@ pub enum Error {
     },
     /// An error from the shared core.
     #[error(transparent)]
-    Core(#[from] mlcore::Error),
+    Core(mlcore::Error),
 }
 
 /// `Result` with the crate's [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;
+
+// The shared checks (mlcore::check) fail with mlcore's error: the variants
+// this crate shares with it (InvalidParameter, ShapeMismatch: same fields,
+// naming the argument) come back as this crate's own, so a caller matches
+// one variant whichever layer checked; everything else is Error::Core.
+mlcore::impl_from_core_error!(
+    Error,
+    ShapeMismatch {
+        what,
+        expected,
+        got
+    }
+);

@@ -93,8 +93,15 @@ pub enum Error {
     Optimizer(String),
     /// An error from the shared core.
     #[error(transparent)]
-    Core(#[from] mlcore::Error),
+    Core(mlcore::Error),
 }
 
 /// `Result` with the crate's [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;
+
+// The shared checks (mlcore::check) fail with mlcore's error: the variants
+// this crate shares with it (InvalidParameter; the core's NonFinite, an
+// input's entry, as NonFiniteInput) come back as this crate's own, so a
+// caller matches one variant whichever layer checked; everything else is
+// Error::Core.
+mlcore::impl_from_core_error!(Error, NonFinite => NonFiniteInput { what, index });

@@ -96,13 +96,7 @@ impl Iwp {
     /// # Errors
     /// [`Error::InvalidParameter`] unless `h` is finite and positive.
     pub fn transition(&self, h: f64) -> Result<(Array2<f64>, Array2<f64>)> {
-        if !(h.is_finite() && h > 0.0) {
-            return Err(Error::InvalidParameter {
-                name: "step h",
-                value: h,
-                expected: "a finite value > 0",
-            });
-        }
+        mlcore::check::positive(h, "step h")?;
         let q = self.q;
         let n = q + 1;
         let mut a = Array2::zeros((n, n));

@@ -124,27 +124,11 @@ pub enum Error {
 
 /// `Result` with the crate's [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;
-
-/// The shared checks ([`mlcore::check`]) fail with `mlcore`'s error; an out
-/// of range parameter comes back as this crate's [`Error::InvalidParameter`]
-/// (same fields, naming it), so that a caller matches one variant whichever
-/// layer checked. Everything else is [`Error::Core`].
-impl From<mlcore::Error> for Error {
-    fn from(e: mlcore::Error) -> Self {
-        match e {
-            mlcore::Error::InvalidParameter {
-                name,
-                value,
-                expected,
-            } => Error::InvalidParameter {
-                name,
-                value,
-                expected,
-            },
-            e => Error::Core(e),
-        }
-    }
-}
+// The shared checks (mlcore::check) fail with mlcore's error: an out of
+// range parameter comes back as this crate's InvalidParameter (same fields,
+// naming it), so a caller matches one variant whichever layer checked;
+// everything else is Error::Core.
+mlcore::impl_from_core_error!(Error);
 
 /// Fails with [`Error::LengthMismatch`] unless `got == expected`.
 pub(crate) fn check_len(got: usize, expected: usize, what: &'static str) -> Result<()> {

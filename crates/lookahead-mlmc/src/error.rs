@@ -79,16 +79,18 @@ pub enum Error {
     },
     /// An error from the shared core.
     #[error(transparent)]
-    Core(#[from] mlcore::Error),
+    Core(mlcore::Error),
 }
 
 /// `Result` with the crate's [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;
 
 pub(crate) fn check_finite(what: &'static str, v: &[f64]) -> Result<()> {
-    if v.iter().all(|x| x.is_finite()) {
-        Ok(())
-    } else {
-        Err(Error::NonFinite { what })
-    }
+    Ok(mlcore::check::finite_values(v, what)?)
 }
+
+// The shared checks (mlcore::check) fail with mlcore's error: the variants
+// this crate shares with it (InvalidParameter, and NonFinite without the
+// index) come back as this crate's own, so a caller matches one variant
+// whichever layer checked; everything else is Error::Core.
+mlcore::impl_from_core_error!(Error, NonFinite { what });

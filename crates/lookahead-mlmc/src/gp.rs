@@ -8,6 +8,7 @@
 
 use crate::error::{Error, Result, check_finite};
 use crate::optim::{Bounds, FnObjective, LbfgsConfig, best_of, maximize_multistart};
+use mlcore::check;
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
 
 /// Which stationary correlation `g(r)` the kernel uses, with
@@ -41,21 +42,9 @@ impl Kernel {
             });
         }
         for &l in &lengthscales {
-            if !(l.is_finite() && l > 0.0) {
-                return Err(Error::InvalidParameter {
-                    name: "lengthscale",
-                    value: l,
-                    expected: "finite and > 0",
-                });
-            }
+            check::positive(l, "lengthscale")?;
         }
-        if !(outputscale.is_finite() && outputscale > 0.0) {
-            return Err(Error::InvalidParameter {
-                name: "outputscale",
-                value: outputscale,
-                expected: "finite and > 0",
-            });
-        }
+        check::positive(outputscale, "outputscale")?;
         Ok(Kernel {
             kind,
             lengthscales,
@@ -227,13 +216,7 @@ impl ExactGp {
         let ys: Vec<f64> = y.to_vec();
         check_finite("x", &xs)?;
         check_finite("y", &ys)?;
-        if !(noise.is_finite() && noise >= 0.0) {
-            return Err(Error::InvalidParameter {
-                name: "noise",
-                value: noise,
-                expected: "finite and >= 0",
-            });
-        }
+        check::non_negative(noise, "noise")?;
         if !mean.is_finite() {
             return Err(Error::NonFinite { what: "mean" });
         }

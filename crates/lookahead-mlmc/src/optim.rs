@@ -280,13 +280,7 @@ pub fn maximize_multistart<O: Objective>(
             what: "L-BFGS memory",
         });
     }
-    if !(cfg.fd_step > 0.0 && cfg.fd_step < 0.1) {
-        return Err(Error::InvalidParameter {
-            name: "fd_step",
-            value: cfg.fd_step,
-            expected: "0 < fd_step < 0.1",
-        });
-    }
+    mlcore::check::open_interval(cfg.fd_step, 0.0, 0.1, "fd_step", "0 < fd_step < 0.1")?;
     let core = cfg.core();
     if cfg.max_iters > 0 {
         core.check()?;

@@ -126,7 +126,7 @@ pub enum Error {
     },
     /// An error from the shared core (SVD, sampling).
     #[error(transparent)]
-    Core(#[from] mlcore::Error),
+    Core(mlcore::Error),
 }
 
 /// `Result` with the crate's [`Error`].
@@ -152,11 +152,15 @@ pub(crate) fn check_finite_matrix(
     a: &ndarray::ArrayView2<'_, f64>,
     what: &'static str,
 ) -> Result<()> {
-    if a.is_empty() {
-        return Err(Error::EmptyObservations { what });
-    }
-    match a.iter().position(|x| !x.is_finite()) {
-        Some(index) => Err(Error::NonFiniteValue { what, index }),
-        None => Ok(()),
-    }
+    Ok(mlcore::check::data(a, what)?)
 }
+
+// The shared checks (mlcore::check) fail with mlcore's error: the variants
+// this crate shares with it (InvalidParameter; NonFinite and Empty under this
+// crate's names) come back as this crate's own, so a caller matches one
+// variant whichever layer checked; everything else is Error::Core.
+mlcore::impl_from_core_error!(
+    Error,
+    NonFinite => NonFiniteValue { what, index },
+    Empty => EmptyObservations { what },
+);

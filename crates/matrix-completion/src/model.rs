@@ -141,13 +141,7 @@ impl DeepMf {
                 what: "matrix dimensions",
             });
         }
-        if !(init_scale.is_finite() && init_scale >= 0.0) {
-            return Err(Error::InvalidParameter {
-                name: "init_scale",
-                value: init_scale,
-                expected: "finite and >= 0",
-            });
-        }
+        mlcore::check::non_negative(init_scale, "init_scale")?;
         let factors = if depth == 1 {
             vec![standard_normal((m, n), rng) * init_scale]
         } else {

@@ -309,20 +309,8 @@ pub fn soft_impute(
     opts: &SoftImputeOptions,
 ) -> Result<SoftImputeResult> {
     check_lambda(lambda)?;
-    if opts.max_iters == 0 {
-        return Err(Error::InvalidParameter {
-            name: "max_iters",
-            value: 0.0,
-            expected: ">= 1",
-        });
-    }
-    if !(opts.tol.is_finite() && opts.tol > 0.0) {
-        return Err(Error::InvalidParameter {
-            name: "tol",
-            value: opts.tol,
-            expected: "finite and > 0",
-        });
-    }
+    mlcore::check::at_least(opts.max_iters, 1, "max_iters", ">= 1")?;
+    mlcore::check::positive(opts.tol, "tol")?;
     if opts.max_rank == Some(0) {
         return Err(Error::InvalidParameter {
             name: "max_rank",

@@ -77,15 +77,7 @@ pub fn open_interval(
     name: &'static str,
     expected: &'static str,
 ) -> Result<()> {
-    if value > lo && value < hi {
-        Ok(())
-    } else {
-        Err(Error::InvalidParameter {
-            name,
-            value,
-            expected,
-        })
-    }
+    require(value > lo && value < hi, name, value, expected)
 }
 
 /// Fails with [`Error::InvalidParameter`] unless `value` is finite and `value > 0`.
@@ -101,15 +93,7 @@ pub fn closed_interval(
     name: &'static str,
     expected: &'static str,
 ) -> Result<()> {
-    if value >= lo && value <= hi {
-        Ok(())
-    } else {
-        Err(Error::InvalidParameter {
-            name,
-            value,
-            expected,
-        })
-    }
+    require(value >= lo && value <= hi, name, value, expected)
 }
 
 /// Fails with [`Error::InvalidParameter`] (naming `name`, with `value` and
@@ -142,42 +126,23 @@ pub fn left_open_interval(
     name: &'static str,
     expected: &'static str,
 ) -> Result<()> {
-    if value > lo && value <= hi {
-        Ok(())
-    } else {
-        Err(Error::InvalidParameter {
-            name,
-            value,
-            expected,
-        })
-    }
+    require(value > lo && value <= hi, name, value, expected)
 }
 
 /// Fails with [`Error::InvalidParameter`] unless `value` is finite and
 /// `value ≥ 0` (a rate, a noise level, a penalty that may be zero).
 pub fn non_negative(value: f64, name: &'static str) -> Result<()> {
-    if value >= 0.0 && value.is_finite() {
-        Ok(())
-    } else {
-        Err(Error::InvalidParameter {
-            name,
-            value,
-            expected: "a finite value >= 0",
-        })
-    }
+    require(
+        value >= 0.0 && value.is_finite(),
+        name,
+        value,
+        "a finite value >= 0",
+    )
 }
 
 /// Fails with [`Error::InvalidParameter`] unless the scalar `value` is finite.
 pub fn finite_scalar(value: f64, name: &'static str) -> Result<()> {
-    if value.is_finite() {
-        Ok(())
-    } else {
-        Err(Error::InvalidParameter {
-            name,
-            value,
-            expected: "a finite value",
-        })
-    }
+    require(value.is_finite(), name, value, "a finite value")
 }
 
 /// Fails with [`Error::InvalidParameter`] (the value as `f64`) unless the
@@ -188,15 +153,7 @@ pub fn at_least(
     name: &'static str,
     expected: &'static str,
 ) -> Result<()> {
-    if value >= min {
-        Ok(())
-    } else {
-        Err(Error::InvalidParameter {
-            name,
-            value: value as f64,
-            expected,
-        })
-    }
+    require(value >= min, name, value as f64, expected)
 }
 
 /// Fails with [`Error::NonFinite`] at the first NaN or infinite entry of a

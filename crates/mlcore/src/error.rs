@@ -101,3 +101,79 @@ pub enum Error {
 
 /// `Result` with [`Error`] as the error type.
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// Implements `From<mlcore::Error>` for a paper crate's `Error`, so that
+/// `?` on a shared check ([`check`](crate::check)) gives the caller the
+/// crate's own variant wherever the crate has one with the same fields:
+/// always `InvalidParameter { name, value, expected }`, plus any variant
+/// listed after the type with the fields it takes from the core's variant of
+/// the same name (for example `TooLarge { what, size }`, or `NonFinite {
+/// what }` for a crate whose `NonFinite` does not carry the index), or under
+/// another name with `Core => Own { fields }` (`Empty => EmptyInput { what }`).
+/// Every other
+/// core error becomes the crate's `Core(mlcore::Error)` variant, which must
+/// exist (and must not carry `#[from]`).
+///
+/// ```
+/// #[derive(Debug, PartialEq)]
+/// enum Error {
+///     InvalidParameter { name: &'static str, value: f64, expected: &'static str },
+///     TooLarge { what: &'static str, size: String },
+///     NonFinite { what: &'static str },
+///     EmptyInput { what: &'static str },
+///     Core(mlcore::Error),
+/// }
+/// mlcore::impl_from_core_error!(
+///     Error,
+///     TooLarge { what, size },
+///     NonFinite { what },
+///     Empty => EmptyInput { what },
+/// );
+///
+/// fn check(tol: f64) -> Result<(), Error> {
+///     mlcore::check::positive(tol, "tol")?;
+///     Ok(())
+/// }
+/// assert!(matches!(check(-1.0), Err(Error::InvalidParameter { name: "tol", .. })));
+/// let nan: Error = mlcore::check::finite_values(&[1.0, f64::NAN], "y").unwrap_err().into();
+/// assert_eq!(nan, Error::NonFinite { what: "y" });
+/// let e: Error = mlcore::Error::Empty { what: "x" }.into();
+/// assert_eq!(e, Error::EmptyInput { what: "x" });
+/// let e: Error = mlcore::Error::Singular { what: "a" }.into();
+/// assert_eq!(e, Error::Core(mlcore::Error::Singular { what: "a" }));
+/// ```
+#[macro_export]
+macro_rules! impl_from_core_error {
+    ($ty:ident $(, $variant:ident $(=> $target:ident)? { $($field:ident),* $(,)? })* $(,)?) => {
+        impl ::core::convert::From<$crate::Error> for $ty {
+            fn from(e: $crate::Error) -> Self {
+                match e {
+                    $crate::Error::InvalidParameter {
+                        name,
+                        value,
+                        expected,
+                    } => $ty::InvalidParameter {
+                        name,
+                        value,
+                        expected,
+                    },
+                    $($crate::Error::$variant { $($field,)* .. } => $crate::__core_error_variant!($ty, $variant $(=> $target)?, { $($field),* }),)*
+                    e => $ty::Core(e),
+                }
+            }
+        }
+    };
+}
+
+/// The crate variant [`impl_from_core_error!`] builds: the core's name, or the
+/// one given after `=>`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __core_error_variant {
+    ($ty:ident, $core:ident => $target:ident, { $($field:ident),* }) => {
+        $ty::$target { $($field),* }
+    };
+    ($ty:ident, $core:ident, { $($field:ident),* }) => {
+        $ty::$core { $($field),* }
+    };
+}

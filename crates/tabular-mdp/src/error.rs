@@ -160,37 +160,19 @@ pub enum Error {
     Core(mlcore::Error),
 }
 
-/// The shared checks ([`mlcore::check`]) fail with `mlcore`'s error; the
-/// variants this crate has too (same fields, naming the argument) come back
-/// as this crate's own, so that a caller matches one variant whichever layer
-/// checked: [`Error::InvalidParameter`], [`Error::TooLarge`],
-/// [`Error::ShapeMismatch`]. Everything else is [`Error::Core`].
-impl From<mlcore::Error> for Error {
-    fn from(e: mlcore::Error) -> Self {
-        match e {
-            mlcore::Error::InvalidParameter {
-                name,
-                value,
-                expected,
-            } => Error::InvalidParameter {
-                name,
-                value,
-                expected,
-            },
-            mlcore::Error::TooLarge { what, size } => Error::TooLarge { what, size },
-            mlcore::Error::ShapeMismatch {
-                what,
-                expected,
-                got,
-            } => Error::ShapeMismatch {
-                what,
-                expected,
-                got,
-            },
-            e => Error::Core(e),
-        }
-    }
-}
+// The shared checks (mlcore::check) fail with mlcore's error: the variants
+// this crate shares with it (InvalidParameter, TooLarge, ShapeMismatch: same
+// fields, naming the argument) come back as this crate's own, so a caller
+// matches one variant whichever layer checked; everything else is Error::Core.
+mlcore::impl_from_core_error!(
+    Error,
+    TooLarge { what, size },
+    ShapeMismatch {
+        what,
+        expected,
+        got
+    },
+);
 
 /// `Result` with the crate's [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;

@@ -73,20 +73,13 @@ where
 {
     check_sample(&x, "x", 1)?;
     check_sample(&y, "y", 1)?;
-    if !(confidence > 0.0 && confidence < 1.0) {
-        return Err(Error::InvalidParameter {
-            name: "confidence",
-            value: confidence,
-            expected: "in (0, 1)",
-        });
-    }
-    if n_resamples < 2 {
-        return Err(Error::InvalidParameter {
-            name: "n_resamples",
-            value: n_resamples as f64,
-            expected: "at least 2 (1000 or more in practice)",
-        });
-    }
+    mlcore::check::open_interval(confidence, 0.0, 1.0, "confidence", "in (0, 1)")?;
+    mlcore::check::at_least(
+        n_resamples,
+        2,
+        "n_resamples",
+        "at least 2 (1000 or more in practice)",
+    )?;
     let xs: Vec<f64> = x.iter().copied().collect();
     let ys: Vec<f64> = y.iter().copied().collect();
     let estimate = statistic(&xs, &ys);

@@ -26,12 +26,7 @@ pub enum Alternative {
 
 /// Checks a sample: non-empty, finite, at least `min` observations.
 pub(super) fn check_sample(x: &ArrayView1<'_, f64>, what: &'static str, min: usize) -> Result<()> {
-    if x.is_empty() {
-        return Err(Error::EmptyInput { what });
-    }
-    if let Some(index) = x.iter().position(|v| !v.is_finite()) {
-        return Err(Error::NonFinite { what, index });
-    }
+    mlcore::check::data(x, what)?;
     if x.len() < min {
         return Err(Error::TooFewObservations {
             what,

@@ -2,7 +2,8 @@
 //! optimiser they configure is [`mlcore::optim`].
 
 use super::bounds::NUDGE;
-use crate::error::{Error, Result};
+use crate::error::Result;
+use mlcore::check;
 use mlcore::optim::{self, BoxMethod, EarlyStop, LineSearch, Logistic, Pullback, StageTol};
 
 /// Settings of one L-BFGS run (one tempering stage, or a baseline fit).
@@ -93,48 +94,32 @@ impl LbfgsConfig {
 
 impl LbfgsConfig {
     pub(crate) fn check(&self) -> Result<()> {
-        let bad = |name: &'static str, value: f64, expected: &'static str| {
-            Err(Error::InvalidParameter {
-                name,
-                value,
-                expected,
-            })
-        };
-        if self.patience == 0 {
-            return bad("patience", 0.0, "an integer >= 1");
+        for (name, n) in [
+            ("patience", self.patience),
+            ("memory", self.memory),
+            ("rounds", self.rounds),
+        ] {
+            check::at_least(n, 1, name, "an integer >= 1")?;
         }
-        if self.memory == 0 {
-            return bad("memory", 0.0, "an integer >= 1");
-        }
-        if self.rounds == 0 {
-            return bad("rounds", 0.0, "an integer >= 1");
-        }
-        if !(self.round_tol.abs.is_finite()
-            && self.round_tol.abs >= 0.0
-            && self.round_tol.rel.is_finite()
-            && self.round_tol.rel >= 0.0)
-        {
-            return bad("round_tol", self.round_tol.abs, "finite and >= 0");
-        }
-        if !(self.grad_tol.is_finite() && self.grad_tol >= 0.0) {
-            return bad("grad_tol", self.grad_tol, "finite and >= 0");
-        }
-        if !(self.tol.abs.is_finite() && self.tol.abs >= 0.0) {
-            return bad("tol.abs", self.tol.abs, "finite and >= 0");
-        }
-        if !(self.tol.rel.is_finite() && self.tol.rel >= 0.0) {
-            return bad("tol.rel", self.tol.rel, "finite and >= 0");
-        }
-        if !(self.max_step.is_finite() && self.max_step > 0.0) {
-            return bad("max_step", self.max_step, "finite and > 0");
-        }
-        if self.max_iters == 0 {
-            return bad("max_iters", 0.0, "an integer >= 1");
-        }
-        if let Some(e) = self.early_stop
-            && (e.window == 0 || !(e.delta.is_finite() && e.delta >= 0.0))
-        {
-            return bad("early_stop.delta", e.delta, "window >= 1 and delta >= 0");
+        check::non_negative(self.round_tol.abs, "round_tol")?;
+        check::non_negative(self.round_tol.rel, "round_tol")?;
+        check::non_negative(self.grad_tol, "grad_tol")?;
+        check::non_negative(self.tol.abs, "tol.abs")?;
+        check::non_negative(self.tol.rel, "tol.rel")?;
+        check::positive(self.max_step, "max_step")?;
+        check::require(
+            self.max_iters >= 1,
+            "max_iters",
+            self.max_iters as f64,
+            "an integer >= 1",
+        )?;
+        if let Some(e) = self.early_stop {
+            check::require(
+                e.window >= 1 && e.delta.is_finite() && e.delta >= 0.0,
+                "early_stop.delta",
+                e.delta,
+                "window >= 1 and delta >= 0",
+            )?;
         }
         Ok(())
     }

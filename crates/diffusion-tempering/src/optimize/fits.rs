@@ -35,13 +35,7 @@ impl Schedule {
                 expected: "end < start",
             });
         }
-        if stages < 2 {
-            return Err(Error::InvalidParameter {
-                name: "stages",
-                value: stages as f64,
-                expected: "at least 2",
-            });
-        }
+        mlcore::check::at_least(stages, 2, "stages", "at least 2")?;
         mlcore::check::alloc_len(&[stages], 8, "tempering schedule (stages)")?;
         let (a, b) = (start.log10(), end.log10());
         let mut kappa2: Vec<f64> = (0..stages)
