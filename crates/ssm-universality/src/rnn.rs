@@ -200,7 +200,13 @@ impl DiagLinearRnn {
     /// `hi − lo` states to `out` (row-major `L × (hi − lo)`). Returns `false`
     /// when a state overflows. One pass over a cache-resident row per step;
     /// the output is written once.
-    fn scan_block(&self, v: &ArrayView2<'_, f64>, lo: usize, hi: usize, out: &mut Vec<C64>) -> bool {
+    fn scan_block(
+        &self,
+        v: &ArrayView2<'_, f64>,
+        lo: usize,
+        hi: usize,
+        out: &mut Vec<C64>,
+    ) -> bool {
         let lam = &self.lambda[lo..hi];
         let mut prev = vec![C64::new(0.0, 0.0); hi - lo];
         let first = &self.b_cols[0][lo..hi];
