@@ -250,7 +250,7 @@ impl DiagLinearRnn {
             what: "states (overflow)",
         };
         #[cfg(feature = "parallel")]
-        if n >= 512 && l * n * self.m() >= 1 << 18 {
+        if n >= 512 && (l * n).saturating_mul(self.m()) >= 1 << 18 {
             use rayon::prelude::*;
             const BLOCK: usize = 256;
             let ranges: Vec<(usize, usize)> = (0..n)
