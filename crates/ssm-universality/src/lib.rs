@@ -47,7 +47,7 @@
 //! - Finite width: the pendulum's test MSE falls with N and with D for random
 //!   drivers. For the sunspot driver the median falls with D (0.075 → 0.032
 //!   from D = 16 to 1024) but the per-seed trends are not significant at 0.05
-//!   at the quick budget (one-sided Wilcoxon p = 0.063): the claim is reported
+//!   at the quick or full budget (one-sided Wilcoxon p = 0.063): the claim is reported
 //!   *not held* there. On this smooth fading-memory target, real eigenvalues
 //!   in [0.5, 0.99] do as well as the complex ring at equal N for random
 //!   drivers: the complex advantage shows in conditioning and memory, not in
