@@ -3,11 +3,13 @@
 //! truncated pseudo-inverse and print the MSE per lag, for r_min ∈ {0, 0.5,
 //! 0.9, 0.99}, with the compressed mode's predicted residual 1 − P_ττ.
 //!
-//! What to check: rings near the unit circle keep old lags longer; a state
-//! of N complex numbers recovers at most 2N real inputs.
+//! What to check: within capacity (L ≤ 2N), rings with r_min ≥ 0.9 recover
+//! every lag while r_min = 0 loses the old ones (|λ|^τ decays below rcond);
+//! over capacity (L = 256) a state of N complex numbers cannot hold all 2N+
+//! inputs and only fast-decaying spectra keep the recent lags exact.
 //!
 //! Run: `cargo run --release --example ssm_universality_lag_memory [-- TRIALS SEED N L]`
-//! (defaults 100, 0, N = 64, L = 128).
+//! (defaults 100, 0, N = 64, L = 96: within capacity, L ≤ 2N real inputs; try L = 256).
 
 use mlcore::sampling::seeded;
 use ssm_universality::experiments::lag_error_profile;
@@ -19,7 +21,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let trials: usize = args.get(1).map_or(Ok(100), |s| s.parse())?;
     let seed: u64 = args.get(2).map_or(Ok(0), |s| s.parse())?;
     let n: usize = args.get(3).map_or(Ok(64), |s| s.parse())?;
-    let l: usize = args.get(4).map_or(Ok(128), |s| s.parse())?;
+    let l: usize = args.get(4).map_or(Ok(96), |s| s.parse())?;
     let lags: Vec<usize> = [0usize, 8, 16, 32, 48, 64, 96, 128, 192, 255]
         .into_iter()
         .filter(|&t| t < l)

@@ -135,6 +135,9 @@ fn japanese_vowels(series: &[Array2<f64>]) -> Result<f64, BoxError> {
     Ok(worst)
 }
 
+/// Input and target sequences.
+type Seqs = (Vec<Array2<f64>>, Vec<Array2<f64>>);
+
 /// Pendulum data: `train`/`test` sequences of length `l` driven by iid
 /// N(0, 1) inputs (seeded), or windows of the standardised sunspot series.
 fn pendulum_random(
@@ -145,7 +148,7 @@ fn pendulum_random(
 ) -> Result<Seq2SeqData, BoxError> {
     let p = ForcedPendulum::default();
     let mut rng = seeded(seed);
-    let mut make = |count: usize| -> Result<(Vec<Array2<f64>>, Vec<Array2<f64>>), BoxError> {
+    let mut make = |count: usize| -> Result<Seqs, BoxError> {
         let mut us = Vec::new();
         let mut ys = Vec::new();
         for _ in 0..count {

@@ -32,6 +32,27 @@
 //! The readout is the closed-form random-feature MLP; a gradient-trained MLP
 //! readout (through the workspace's candle backend) is future work.
 //!
+//! ## What the reproduction finds (`cargo run --release -- ssm-universality`)
+//!
+//! - Lossless encoding holds on real data: every vendored UCR series
+//!   (ItalyPowerDemand L = 24, GunPoint L = 150 from a complex ring [0.9, 1] at
+//!   N = 8L; JapaneseVowels' 12 channels through N = L·M) is recovered from its
+//!   final state to ≤ 5e-15 relative, while real U[0, 1] spectra at the same N
+//!   have κ₂ ≥ 2e16 and lose ~20 % of the signal.
+//! - The κ table's contrast is reproduced in orders of magnitude; its N = L
+//!   medians are heavy-tailed (issue 31), so tests assert ratios only.
+//! - Memory: within capacity (L = 96 real inputs, N = 64 complex states), rings
+//!   with r_min ≥ 0.9 recover all lags, r_min = 0 only the ~55 newest. Over
+//!   capacity (L = 256) no ring recovers old lags and r_min = 0.99 recovers none.
+//! - Finite width: the pendulum's test MSE falls with N and with D for random
+//!   drivers. For the sunspot driver the median falls with D (0.075 → 0.032
+//!   from D = 16 to 1024) but the per-seed trends are not significant at 0.05
+//!   at the quick or full budget (one-sided Wilcoxon p = 0.063): the claim is reported
+//!   *not held* there. On this smooth fading-memory target, real eigenvalues
+//!   in [0.5, 0.99] do as well as the complex ring at equal N for random
+//!   drivers: the complex advantage shows in conditioning and memory, not in
+//!   every regression task.
+//!
 //! ```
 //! use ssm_universality::{C64, rnn::DiagLinearRnn, spectrum::Spectrum, vandermonde::cond2};
 //! use ssm_universality::reconstruct::{Mode, Reconstructor, relative_error};

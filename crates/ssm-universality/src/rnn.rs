@@ -196,33 +196,47 @@ impl DiagLinearRnn {
         Ok(())
     }
 
-    /// Scans the states `lo..hi` over all `L` steps: an `L × (hi − lo)` row-major buffer.
-    fn scan_block(&self, v: &ArrayView2<'_, f64>, lo: usize, hi: usize) -> Vec<C64> {
-        let w = hi - lo;
+    /// Scans the states `lo..hi` over all `L` steps, appending each step's
+    /// `hi − lo` states to `out` (row-major `L × (hi − lo)`). Returns `false`
+    /// when a state overflows. One pass over a cache-resident row per step;
+    /// the output is written once.
+    fn scan_block(
+        &self,
+        v: &ArrayView2<'_, f64>,
+        lo: usize,
+        hi: usize,
+        out: &mut Vec<C64>,
+    ) -> bool {
         let lam = &self.lambda[lo..hi];
-        let mut out = vec![C64::new(0.0, 0.0); v.nrows() * w];
-        let mut prev = vec![C64::new(0.0, 0.0); w];
-        for (k, row) in out.chunks_exact_mut(w).enumerate() {
-            for ((x, &l), &p) in row.iter_mut().zip(lam).zip(&prev) {
-                *x = l * p;
+        let mut prev = vec![C64::new(0.0, 0.0); hi - lo];
+        let first = &self.b_cols[0][lo..hi];
+        for k in 0..v.nrows() {
+            let v0 = v[[k, 0]];
+            for ((x, &l), &b) in prev.iter_mut().zip(lam).zip(first) {
+                *x = l * *x + b * v0;
             }
-            for (mc, col) in self.b_cols.iter().enumerate() {
+            for (mc, col) in self.b_cols.iter().enumerate().skip(1) {
                 let vk = v[[k, mc]];
-                for (x, &bv) in row.iter_mut().zip(&col[lo..hi]) {
-                    *x += bv * vk;
+                for (x, &b) in prev.iter_mut().zip(&col[lo..hi]) {
+                    *x += b * vk;
                 }
             }
-            prev.copy_from_slice(row);
+            if prev.iter().any(|z| !(z.re.is_finite() && z.im.is_finite())) {
+                return false;
+            }
+            out.extend_from_slice(&prev);
         }
-        out
+        true
     }
 
     /// All states `x_1 … x_L` of the input `v` (`L × M`, row `k−1` = `v_k`),
     /// as an `L × N` array (row `k−1` = `x_k`). O(N·L·M) time, O(N·L) memory.
     ///
-    /// The scan runs on blocks of states; with the `parallel` feature, large
-    /// problems scan the blocks on rayon's pool. Each state's arithmetic is the
-    /// same in both cases, so the result is bit-identical to the serial run.
+    /// The scan keeps one row of `N` states in cache and writes each step's
+    /// row once. With the `parallel` feature and wide problems (`N ≥ 512`,
+    /// `N·L·M ≥ 2¹⁸`), blocks of 256 states are scanned on rayon's pool and
+    /// assembled; each state's arithmetic is the same in both paths, so the
+    /// result is bit-identical to the serial run.
     ///
     /// # Errors
     /// [`Error::EmptySequence`], [`Error::DimensionMismatch`] (`v` not `L × M`),
@@ -231,45 +245,40 @@ impl DiagLinearRnn {
     pub fn states(&self, v: ArrayView2<'_, f64>) -> Result<Array2<C64>> {
         self.check_input(&v)?;
         let (l, n) = (v.nrows(), self.n());
-        mlcore::check::alloc_len(&[l, n], 16, "states")?;
-        const BLOCK: usize = 64;
-        let ranges: Vec<(usize, usize)> = (0..n)
-            .step_by(BLOCK)
-            .map(|lo| (lo, (lo + BLOCK).min(n)))
-            .collect();
-        #[cfg(feature = "parallel")]
-        let blocks: Vec<Vec<C64>> = if l * n * self.m() >= 1 << 16 {
-            use rayon::prelude::*;
-            ranges
-                .par_iter()
-                .map(|&(lo, hi)| self.scan_block(&v, lo, hi))
-                .collect()
-        } else {
-            ranges
-                .iter()
-                .map(|&(lo, hi)| self.scan_block(&v, lo, hi))
-                .collect()
+        let len = mlcore::check::alloc_len(&[l, n], 16, "states")?;
+        let overflow = Error::NonFinite {
+            what: "states (overflow)",
         };
-        #[cfg(not(feature = "parallel"))]
-        let blocks: Vec<Vec<C64>> = ranges
-            .iter()
-            .map(|&(lo, hi)| self.scan_block(&v, lo, hi))
-            .collect();
-        let mut out = Array2::from_elem((l, n), C64::new(0.0, 0.0));
-        if let Some(dst) = out.as_slice_mut() {
-            for (&(lo, hi), blk) in ranges.iter().zip(&blocks) {
-                let w = hi - lo;
-                for (k, src) in blk.chunks_exact(w).enumerate() {
-                    dst[k * n + lo..k * n + hi].copy_from_slice(src);
+        #[cfg(feature = "parallel")]
+        if n >= 512 && (l * n).saturating_mul(self.m()) >= 1 << 18 {
+            use rayon::prelude::*;
+            const BLOCK: usize = 256;
+            let ranges: Vec<(usize, usize)> = (0..n)
+                .step_by(BLOCK)
+                .map(|lo| (lo, (lo + BLOCK).min(n)))
+                .collect();
+            let blocks: Vec<Option<Vec<C64>>> = ranges
+                .par_iter()
+                .map(|&(lo, hi)| {
+                    let mut b = Vec::with_capacity(l * (hi - lo));
+                    self.scan_block(&v, lo, hi, &mut b).then_some(b)
+                })
+                .collect();
+            let mut out = Vec::with_capacity(len);
+            for k in 0..l {
+                for (&(lo, hi), blk) in ranges.iter().zip(&blocks) {
+                    let blk = blk.as_ref().ok_or(overflow.clone())?;
+                    let w = hi - lo;
+                    out.extend_from_slice(&blk[k * w..(k + 1) * w]);
                 }
             }
+            return Array2::from_shape_vec((l, n), out).map_err(|_| overflow);
         }
-        if out.iter().any(|z| !z.re.is_finite() || !z.im.is_finite()) {
-            return Err(Error::NonFinite {
-                what: "states (overflow)",
-            });
+        let mut out = Vec::with_capacity(len);
+        if !self.scan_block(&v, 0, n, &mut out) {
+            return Err(overflow);
         }
-        Ok(out)
+        Array2::from_shape_vec((l, n), out).map_err(|_| overflow)
     }
 
     /// The final state `x_L` alone. O(N·L·M) time, O(N) memory.

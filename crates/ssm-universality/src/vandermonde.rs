@@ -78,7 +78,9 @@ pub fn cond2_matrix(a: ArrayView2<'_, C64>) -> Result<f64> {
 /// `κ₂(V)` of the `N × L` Vandermonde matrix of `λ` ([`vandermonde`],
 /// [`cond2_matrix`]). Roots of unity `r·e^{2πij/L}` with `N = L` give
 /// `r^{−(L−1)}` exactly; real spectra grow exponentially in `L` and saturate
-/// near `1e17 … 1e20` in `f64`. O(NL·min(N, L)).
+/// near `1e17 … 1e20` in `f64`, or give `+∞` when the SVD returns σ_min = 0
+/// (numerically singular; NumPy reports a noise-level σ_min there instead).
+/// O(NL·min(N, L)).
 ///
 /// # Errors
 /// As [`vandermonde`] and [`singular_values`].
