@@ -13,10 +13,13 @@ use crate::error::{Error, Result};
 use lattice::{Binomial, Hypergeometric, cdf, pmf, sf};
 use ndarray::ArrayView1;
 
-/// Which alternative hypothesis a test uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which alternative hypothesis a test uses (scipy's `alternative=
+/// "two-sided" | "less" | "greater"`; default two-sided). One type for every
+/// test in the workspace, the RCT tests of `conformal-sets` included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Alternative {
     /// The parameter differs from its null value, in either direction.
+    #[default]
     TwoSided,
     /// The parameter is below its null value (a success probability below
     /// `p`, an odds ratio below 1, `x` tending to fall below `y`).

@@ -5,24 +5,11 @@ use crate::error::{Error, Result};
 use mlcore::stats;
 use ndarray::ArrayView1;
 
-/// The alternative hypothesis of a two-sample comparison of `x` (first
-/// sample) with `y` (second sample).
-///
-/// The names and meanings are scipy's `alternative="two-sided" | "greater" |
-/// "less"` (statsmodels' power functions call the one-sided ones `"larger"`
-/// and `"smaller"`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Alternative {
-    /// H₁: the locations of `x` and `y` differ, in either direction.
-    #[default]
-    TwoSided,
-    /// H₁: the location of `x` (the first sample) is larger than that of `y`.
-    /// The paper's one-sided test "conformal > top-k" is `Greater` with the
-    /// conformal arm first.
-    Greater,
-    /// H₁: the location of `x` is smaller than that of `y`.
-    Less,
-}
+/// The alternative hypothesis of a test: `mlcore`'s one type (scipy's
+/// names; statsmodels' power functions call the one-sided ones `"larger"`
+/// and `"smaller"`). The paper's one-sided test "conformal > top-k" is
+/// `Greater` with the conformal arm first.
+pub use mlcore::stats::Alternative;
 
 /// Checks a sample: non-empty, finite, at least `min` observations.
 pub(super) fn check_sample(x: &ArrayView1<'_, f64>, what: &'static str, min: usize) -> Result<()> {
