@@ -107,6 +107,30 @@ pub enum Error {
         /// What was wrong.
         reason: String,
     },
+    /// The training loss of [`crate::readout::trained::TrainedMlp`] became
+    /// NaN or infinite (feature `candle`; `nncore`'s `NonFiniteLoss`): the
+    /// learning rate is too large for the data. The parameters are those
+    /// before the failing step.
+    #[cfg(feature = "candle")]
+    #[error("the training loss is {loss} at optimiser step {step} (epoch {epoch})")]
+    NonFiniteLoss {
+        /// The 0-based optimiser step whose loss was not finite.
+        step: usize,
+        /// The 0-based epoch.
+        epoch: usize,
+        /// The loss value.
+        loss: f64,
+    },
+    /// Any other error of the training backend (feature `candle`): an
+    /// invalid training configuration, a non-finite gradient or a candle
+    /// error, with `nncore`'s message (kept as text so that this error type
+    /// stays `Clone + PartialEq`).
+    #[cfg(feature = "candle")]
+    #[error("training: {reason}")]
+    Training {
+        /// `nncore`'s message.
+        reason: String,
+    },
     /// An error from the shared core (linear algebra, allocation limits, data).
     #[error(transparent)]
     Core(#[from] mlcore::Error),

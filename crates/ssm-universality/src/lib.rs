@@ -23,14 +23,17 @@
 //! | §4 Vandermonde conditioning, complex vs real | [`vandermonde::cond2`], [`spectrum::Spectrum`], [`vandermonde::memory_budget`] |
 //! | LRU initialisation `λ = exp(−exp ν + iθ)`, `γ = √(1 − |λ|²)` | [`spectrum::LruParams`], [`spectrum::Spectrum::LruRing`] |
 //! | finite-width MLP (random features + ridge) | [`readout::RandomFeatureMlp`] |
+//! | finite-width MLP trained by gradient descent (feature `candle`) | `readout::trained::TrainedMlp` |
 //! | §5 experiments: reconstruction, ODE-driven map | [`tasks`], [`experiments`], [`io`] |
 //!
 //! Beyond the paper: a compressed mode (`N < L·M`) that says which lags stay
 //! recoverable ([`reconstruct::Reconstructor::recoverable_lags`]), warnings for
 //! real, phase-restricted or clustered spectra ([`spectrum::warnings`]), and a
 //! prediction of κ from the spectrum alone ([`vandermonde::memory_budget`]).
-//! The readout is the closed-form random-feature MLP; a gradient-trained MLP
-//! readout (through the workspace's candle backend) is future work.
+//! The default readout is the closed-form random-feature MLP; the opt-in cargo
+//! feature `candle` adds `readout::trained::TrainedMlp`, a one-hidden-layer
+//! MLP whose two layers are trained (AdamW by default) through the workspace's
+//! `nncore` on candle's CPU backend (the default build does not pull candle).
 //!
 //! ## What the reproduction finds (`cargo run --release -- ssm-universality`)
 //!

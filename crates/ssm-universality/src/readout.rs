@@ -4,14 +4,17 @@
 //! `β = (ΦᵀΦ + ρ I)⁻¹ Φᵀ Y`, `Φ = [σ(Z W₁ᵀ + b₁), 1]`.
 //!
 //! Random features approximate functions of bounded Barron norm at the
-//! `O(1/√D)` rate the paper's finite-width statement rests on. A trained
-//! (Adam) readout through the workspace's candle backend is future work: it
-//! needs the shared `nncore` crate, not yet in this workspace.
+//! `O(1/√D)` rate the paper's finite-width statement rests on. With the
+//! `candle` feature, `trained::TrainedMlp` trains both layers by gradient
+//! descent (AdamW through the workspace's `nncore` on candle).
 
 use crate::error::{Error, Result};
 use crate::mlp::{Activation, PositionwiseMlp};
 use ndarray::{Array1, Array2, ArrayView2, Axis};
 use rand::Rng;
+
+#[cfg(feature = "candle")]
+pub mod trained;
 
 /// A random-feature MLP with a ridge-fitted output layer, on standardised inputs.
 #[derive(Debug, Clone, PartialEq)]
