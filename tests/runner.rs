@@ -482,9 +482,35 @@ fn the_binary_lists_and_rejects_bad_usage() {
 #[test]
 fn every_registered_reproduction_declares_a_sourced_claim() {
     let reg = icml24_runner::reproduce::registry();
-    assert_eq!(reg.len(), 10);
+    // Every entry is a crate of this workspace, listed once, sorted by id.
+    let ids: Vec<&str> = reg.iter().map(|r| r.id()).collect();
+    let mut sorted = ids.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(ids, sorted, "registry not sorted or with a duplicate");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     for r in &reg {
         assert!(!r.claim().is_empty() && !r.paper().is_empty(), "{}", r.id());
+        assert!(
+            root.join("crates").join(r.id()).join("Cargo.toml").is_file(),
+            "{} is not a crate under crates/",
+            r.id()
+        );
+    }
+    // The ten paper crates of the first wave are all registered.
+    for id in [
+        "cmdp-eluder",
+        "conformal-sets",
+        "coreset",
+        "diffusion-tempering",
+        "fair-lottery",
+        "fair-memory",
+        "lookahead-mlmc",
+        "matrix-completion",
+        "max-reward-rl",
+        "ricci-causal",
+    ] {
+        assert!(ids.contains(&id), "{id} is not registered");
     }
 }
 
