@@ -16,6 +16,7 @@ pub mod lookahead_mlmc;
 pub mod matrix_completion;
 pub mod max_reward_rl;
 pub mod ricci_causal;
+pub mod vint_pose;
 
 /// Every registered reproduction, sorted by crate name.
 pub fn registry() -> Vec<Box<dyn Reproduction>> {
@@ -30,5 +31,6 @@ pub fn registry() -> Vec<Box<dyn Reproduction>> {
         Box::new(matrix_completion::MatrixCompletion),
         Box::new(max_reward_rl::MaxRewardRl),
         Box::new(ricci_causal::RicciCausal),
+        Box::new(vint_pose::VintPose),
     ]
 }

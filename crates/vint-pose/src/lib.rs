@@ -55,6 +55,8 @@ pub mod cloud;
 mod error;
 pub mod frames;
 #[cfg(feature = "io")]
+pub mod inhand;
+#[cfg(feature = "io")]
 pub mod io;
 pub mod kdtree;
 pub mod mesh;

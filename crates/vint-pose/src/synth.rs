@@ -190,6 +190,17 @@ impl TouchZone {
     }
 }
 
+/// Where a touch zone in contact reports its contact point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContactModel {
+    /// The centre of pressure: the centroid of the object's surface samples
+    /// inside the zone (what a taxel array finer than the zone reports).
+    CentreOfPressure,
+    /// The zone's centre (a single taxel per zone, `p = T·p_taxel`); biased
+    /// by up to the zone's half-size, mostly into the hand.
+    ZoneCentre,
+}
+
 /// Sensor-model parameters of a synthetic frame.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SensorParams {
@@ -202,6 +213,8 @@ pub struct SensorParams {
     /// Standard deviation of Gaussian noise on each reported contact point
     /// (metres, isotropic; default 0.002).
     pub contact_noise: f64,
+    /// Where a contact is reported (default [`ContactModel::CentreOfPressure`]).
+    pub contact_model: ContactModel,
 }
 
 impl Default for SensorParams {
@@ -218,6 +231,7 @@ impl Default for SensorParams {
             depth_noise: 0.002,
             dropout: 0.05,
             contact_noise: 0.002,
+            contact_model: ContactModel::CentreOfPressure,
         }
     }
 }
@@ -348,8 +362,9 @@ impl SurfaceIndex {
 /// Renders one synthetic in-hand frame: the object `mesh` at `cam_from_obj`,
 /// the hand's `occluders` and touch `zones` (camera frame). A zone reads 1
 /// when some sample of `surface` (the object's surface, object frame) lies
-/// inside it; its contact point is the zone's centre plus isotropic Gaussian
-/// noise (`contact_noise`), as a taxel reports its own position. O(F + h·w·P).
+/// inside it; its contact point ([`ContactModel`]) is the centre of pressure
+/// of the surface inside the zone or the zone's centre, plus isotropic
+/// Gaussian noise (`contact_noise`). O(F + h·w·P).
 ///
 /// # Errors
 /// [`SensorParams::check`] errors; [`Error::BadParameter`] for a malformed
@@ -422,15 +437,23 @@ pub fn render_frame(
     for (i, z) in zones.iter().enumerate() {
         let c_obj = obj_from_cam * Point3::from(z.pose.translation.vector);
         let near = surface.tree.within(&c_obj, z.bounding_radius());
-        let hit = near
+        let inside: Vec<Point3<f64>> = near
             .iter()
-            .any(|&j| z.contains(&(cam_from_obj * surface.tree.points()[j])));
-        if hit {
+            .map(|&j| cam_from_obj * surface.tree.points()[j])
+            .filter(|p| z.contains(p))
+            .collect();
+        if !inside.is_empty() {
             readings[i] = 1.0;
+            let at = match params.contact_model {
+                ContactModel::CentreOfPressure => {
+                    inside.iter().fold(Vector3::zeros(), |s, p| s + p.coords) / inside.len() as f64
+                }
+                ContactModel::ZoneCentre => z.pose.translation.vector,
+            };
             let noise = Vector3::from_fn(|_, _| {
                 params.contact_noise * rng.sample::<f64, _>(StandardNormal)
             });
-            contacts.push(Point3::from(z.pose.translation.vector + noise));
+            contacts.push(Point3::from(at + noise));
         }
     }
     Ok(SynthFrame {
