@@ -230,11 +230,12 @@ pub fn auc(errors: ArrayView1<'_, f64>, max_threshold: f64, rule: AucRule) -> Re
     let n = errors.len() as f64;
     Ok(match rule {
         AucRule::Continuous => {
+            // Σ (1 − eᵢ/τ_max)₊ / n: exactly 1 when every error is 0.
             errors
                 .iter()
-                .map(|&e| (max_threshold - e).max(0.0))
+                .map(|&e| (1.0 - e / max_threshold).max(0.0))
                 .sum::<f64>()
-                / (n * max_threshold)
+                / n
         }
         AucRule::VocYcb => {
             let mut d: Vec<f64> = errors
