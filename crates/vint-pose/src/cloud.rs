@@ -205,7 +205,7 @@ pub fn estimate_normals(
         &tree,
         k,
         viewpoint.map(Point3::from),
-    )))
+    )?))
 }
 
 pub(crate) fn normals_with_tree(
@@ -213,7 +213,7 @@ pub(crate) fn normals_with_tree(
     tree: &KdTree,
     k: usize,
     viewpoint: Option<Point3<f64>>,
-) -> Vec<Vector3<f64>> {
+) -> Result<Vec<Vector3<f64>>> {
     let centroid =
         Point3::from(p.iter().fold(Vector3::zeros(), |s, q| s + q.coords) / p.len() as f64);
     p.iter()
@@ -228,7 +228,16 @@ pub(crate) fn normals_with_tree(
                 let d = p[i].coords - mean;
                 c += d * d.transpose();
             }
-            let eig = SymmetricEigen::new(c);
+            if !c.iter().all(|v| v.is_finite()) {
+                return Err(Error::NonFinite {
+                    what: "neighbourhood covariance (overflow)",
+                    index: 0,
+                });
+            }
+            let eig = SymmetricEigen::try_new(c, f64::EPSILON, 10_000).ok_or(Error::NonFinite {
+                what: "neighbourhood covariance (no convergence)",
+                index: 0,
+            })?;
             let j = eig.eigenvalues.imin();
             let mut n: Vector3<f64> = eig.eigenvectors.column(j).into_owned();
             let norm = n.norm();
@@ -240,7 +249,7 @@ pub(crate) fn normals_with_tree(
             if n.dot(&toward) < 0.0 {
                 n = -n;
             }
-            n
+            Ok(n)
         })
         .collect()
 }

@@ -121,7 +121,8 @@ impl KdTree {
         id
     }
 
-    /// The nearest point to `q`: `(index, distance)`. Exact.
+    /// The nearest point to `q`: `(index, distance)`. Exact. A query with a
+    /// NaN coordinate matches nothing: `(usize::MAX, +∞)`.
     pub fn nearest(&self, q: &Point3<f64>) -> (usize, f64) {
         let mut best = (usize::MAX, f64::INFINITY);
         self.nearest_rec(0, q, &mut best);

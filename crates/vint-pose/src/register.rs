@@ -66,7 +66,16 @@ pub(crate) fn kabsch_points(
         cp += wi * da * da.transpose();
         var_p += wi * da.norm_squared();
     }
-    let mut ev: Vec<f64> = SymmetricEigen::new(cp)
+    if !(cp.iter().all(|v| v.is_finite()) && h.iter().all(|v| v.is_finite()) && var_p.is_finite()) {
+        return Err(Error::NonFinite {
+            what: "covariance of the correspondences (overflow)",
+            index: 0,
+        });
+    }
+    let mut ev: Vec<f64> = SymmetricEigen::try_new(cp, f64::EPSILON, 10_000)
+        .ok_or_else(|| Error::DegenerateCorrespondences {
+            reason: "eigen-decomposition of the source covariance did not converge".into(),
+        })?
         .eigenvalues
         .iter()
         .copied()
@@ -79,7 +88,11 @@ pub(crate) fn kabsch_points(
             ),
         });
     }
-    let svd = h.svd(true, true);
+    let Some(svd) = h.try_svd(true, true, f64::EPSILON, 10_000) else {
+        return Err(Error::DegenerateCorrespondences {
+            reason: "SVD of the cross-covariance did not converge".into(),
+        });
+    };
     let (Some(u), Some(v_t)) = (svd.u, svd.v_t) else {
         return Err(Error::DegenerateCorrespondences {
             reason: "SVD of the cross-covariance failed".into(),
@@ -95,7 +108,7 @@ pub(crate) fn kabsch_points(
     } else {
         1.0
     };
-    let rot = UnitQuaternion::from_matrix(&r);
+    let rot = UnitQuaternion::from_rotation_matrix(&nalgebra::Rotation3::from_matrix_unchecked(r));
     let t = qm - scale * (rot * pm);
     let pose = Isometry3::from_parts(Translation3::from(t), rot);
     let mut se = 0.0;
@@ -239,7 +252,7 @@ impl IcpTarget {
             });
         }
         let tree = KdTree::new(&p)?;
-        let normals = normals_with_tree(&p, &tree, k_normals, None);
+        let normals = normals_with_tree(&p, &tree, k_normals, None)?;
         Ok(IcpTarget { tree, normals })
     }
 
@@ -324,7 +337,7 @@ fn pairs(
         }
         let tp = t * p;
         let (j, d) = target.tree.nearest(&tp);
-        if d <= params.max_correspondence_distance {
+        if d.is_finite() && d <= params.max_correspondence_distance {
             cand.push((d, i, j, tp));
         }
     }
@@ -407,6 +420,12 @@ pub(crate) fn icp_points(
         } else {
             kabsch_points(&pr.src, &pr.dst, &pr.w, false)?.pose
         };
+        if step.to_homogeneous().iter().any(|v| !v.is_finite()) {
+            return Err(Error::NonFinite {
+                what: "ICP increment (overflow)",
+                index: 0,
+            });
+        }
         t = step * t;
         iterations += 1;
         if step.rotation.angle() + step.translation.vector.norm() < params.tolerance {

@@ -46,7 +46,9 @@ pub fn rotation_from_matrix(m: &Matrix3<f64>) -> Result<Rotation3<f64>> {
     if !((det - 1.0).abs() <= ROTATION_TOL && orth_err <= ROTATION_TOL) {
         return Err(Error::NotARotation { det, orth_err });
     }
-    let svd = m.svd(true, true);
+    let Some(svd) = m.try_svd(true, true, f64::EPSILON, 10_000) else {
+        return Err(Error::NotARotation { det, orth_err });
+    };
     let (Some(u), Some(v_t)) = (svd.u, svd.v_t) else {
         return Err(Error::NotARotation { det, orth_err });
     };

@@ -486,11 +486,11 @@ pub fn look_at(eye: &Point3<f64>, target: &Point3<f64>, up: &Vector3<f64>) -> Re
     }
     let fwd = target - eye;
     let len = fwd.norm();
-    if !(len > 0.0) {
+    if !(len > 0.0 && len.is_finite()) {
         return Err(Error::BadParameter {
             name: "eye",
             value: len,
-            reason: "eye and target coincide",
+            reason: "eye and target coincide or are too far apart",
         });
     }
     let z = fwd / len;
@@ -503,8 +503,14 @@ pub fn look_at(eye: &Point3<f64>, target: &Point3<f64>, up: &Vector3<f64>) -> Re
     }
     let x = x.normalize();
     let y = z.cross(&x);
+    if !(x.iter().chain(y.iter()).all(|v| v.is_finite())) {
+        return Err(Error::NonFinite {
+            what: "look_at frame",
+            index: 0,
+        });
+    }
     let m = nalgebra::Matrix3::from_columns(&[x, y, z]);
-    let rot = UnitQuaternion::from_matrix(&m);
+    let rot = UnitQuaternion::from_rotation_matrix(&nalgebra::Rotation3::from_matrix_unchecked(m));
     let world_from_cam = Pose::from_parts(nalgebra::Translation3::from(eye.coords), rot);
     Ok(world_from_cam.inverse())
 }
