@@ -1,4 +1,4 @@
-"""Side by side: vint-pose against open3d 0.19 (ICP) and a NumPy brute force (ADD-S).
+"""Side by side: vint-pose against open3d 0.20 (ICP) and a NumPy brute force (ADD-S).
 
     python -m venv target/venv-vint && target/venv-vint/bin/pip install open3d numpy
     target/venv-vint/bin/python scripts/compare/vint_pose.py

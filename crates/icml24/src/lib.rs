@@ -29,6 +29,7 @@
 //! | `matrix_completion` | `matrix-completion` | Schatten-p matrix completion, deep and weighted factorisation, FRMC (Ledent & Alves) |
 //! | `max_reward_rl` | `max-reward-rl` | max-reward reinforcement learning (Veviurko et al.) |
 //! | `ricci_causal` | `ricci-causal` | Ricci curvature, Ricci flow and causal estimation on networks (Farzam et al.) |
+//! | `vint_pose` | `vint-pose` | visuo-tactile in-hand object pose: SE(3), ADD/ADD-S/AUC, ICP with tactile fusion, MJCF hand (Wan et al., VinT-6D) |
 //!
 //! ```
 //! let z = icml24::mlcore::special::norm_cdf(1.959963984540054);
@@ -60,6 +61,8 @@ pub use max_reward_rl;
 pub use ricci_causal;
 #[cfg(feature = "tabular-mdp")]
 pub use tabular_mdp;
+#[cfg(feature = "vint-pose")]
+pub use vint_pose;
 
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
