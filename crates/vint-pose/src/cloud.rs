@@ -146,7 +146,7 @@ pub fn voxel_downsample(points: ArrayView2<'_, f64>, voxel: f64) -> Result<Array
         let mut key = [0i64; 3];
         for a in 0..3 {
             let k = (q[a] / voxel).floor();
-            if !(k.abs() <= 4_503_599_627_370_496.0) {
+            if k.is_nan() || k.abs() > 4_503_599_627_370_496.0 {
                 return Err(Error::BadParameter {
                     name: "voxel",
                     value: voxel,

@@ -148,7 +148,7 @@ pub enum Error {
     },
 }
 
-/// `std::result::Result` with this crate's [`Error`].
+/// `std::result::Result` with this crate's [`enum@Error`].
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// Checks that `x` is finite.

@@ -17,7 +17,7 @@
 //!    pixels (perfect segmentation), and the 92 touch sites as touch zones;
 //! 5. the start `T₀` = the true pose perturbed by ≤ `max_angle_deg` about a
 //!    random axis and ≤ `max_translation` (the spec's ICP bound: 15°, 2 cm);
-//! 6. vision only: [`icp`] of the visible cloud onto the model; vision + touch:
+//! 6. vision only: [`crate::register::icp`] of the visible cloud onto the model; vision + touch:
 //!    [`fuse_icp`] with the contact points; both with the same parameters.
 //!    With fewer than [`MIN_VISUAL_POINTS`] visible points vision-only keeps
 //!    `T₀`, and vision + touch uses the contacts alone when there are ≥ 3

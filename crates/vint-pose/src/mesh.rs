@@ -7,6 +7,9 @@ use nalgebra::{Point3, Vector3};
 use ndarray::{Array2, ArrayView2};
 use rand::{Rng, RngExt};
 
+/// Surface samples and their unit normals.
+type Samples = (Vec<Point3<f64>>, Vec<Vector3<f64>>);
+
 /// A triangle mesh: vertices and faces (vertex index triples).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mesh {
@@ -124,11 +127,7 @@ impl Mesh {
         Ok((from_points(&p), from_vectors(&nr)))
     }
 
-    pub(crate) fn sample_points(
-        &self,
-        n: usize,
-        rng: &mut impl Rng,
-    ) -> Result<(Vec<Point3<f64>>, Vec<Vector3<f64>>)> {
+    pub(crate) fn sample_points(&self, n: usize, rng: &mut impl Rng) -> Result<Samples> {
         if n == 0 {
             return Err(Error::BadParameter {
                 name: "n",

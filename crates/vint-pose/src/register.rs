@@ -81,7 +81,7 @@ pub(crate) fn kabsch_points(
         .copied()
         .collect();
     ev.sort_by(|a, b| b.total_cmp(a));
-    if !(ev[0] > 0.0) || ev[1] <= COLLINEAR_TOL * ev[0] {
+    if ev[0].is_nan() || ev[0] <= 0.0 || ev[1] <= COLLINEAR_TOL * ev[0] {
         return Err(Error::DegenerateCorrespondences {
             reason: format!(
                 "source points are collinear or coincide (covariance eigenvalues {ev:?})"
@@ -202,7 +202,7 @@ impl IcpParams {
             });
         }
         let d = self.max_correspondence_distance;
-        if !(d > 0.0) {
+        if d.is_nan() || d <= 0.0 {
             return Err(Error::BadParameter {
                 name: "max_correspondence_distance",
                 value: d,

@@ -39,7 +39,7 @@ pub enum Primitive {
         /// Radius.
         radius: f64,
     },
-    /// An oriented box: `pose` maps box coordinates (|xᵢ| ≤ half[i]) to the camera.
+    /// An oriented box: `pose` maps box coordinates (`|x_i| ≤ half[i]`) to the camera.
     Cuboid {
         /// Box frame → camera.
         pose: Pose,

@@ -111,10 +111,12 @@ proptest! {
         let _ = taxel_contacts(&links, &taxels, Array1::from(r.clone()).view(), noise);
         let mesh = Mesh::cuboid([0.02; 3]).unwrap();
         let surf = SurfaceIndex::new(&mesh, 50, &mut ChaCha8Rng::seed_from_u64(0)).unwrap();
-        let mut p = SensorParams::default();
-        p.intrinsics = Intrinsics { fx: 20.0, fy: 20.0, cx: 4.0, cy: 4.0, width: 8, height: 8 };
-        p.depth_noise = noise;
-        p.dropout = noise;
+        let p = SensorParams {
+            intrinsics: Intrinsics { fx: 20.0, fy: 20.0, cx: 4.0, cy: 4.0, width: 8, height: 8 },
+            depth_noise: noise,
+            dropout: noise,
+            ..SensorParams::default()
+        };
         let occ = [Primitive::Capsule { a: Point3::new(cx, 0.0, 0.2), b: Point3::new(0.0, fx, 0.2), radius: noise }];
         let zone = TouchZone { pose: links.first().copied().unwrap_or_else(Pose::identity), half: [noise; 3], sphere: false };
         let gt = links.last().copied().unwrap_or_else(|| Pose::translation(0.0, 0.0, 0.3));

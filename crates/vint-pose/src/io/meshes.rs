@@ -363,20 +363,18 @@ pub fn parse_ply(bytes: &[u8], file: &str) -> Result<Mesh> {
     let mut faces = Vec::new();
     // A reader over the body yielding numbers.
     let body = &bytes[pos..];
-    let text_tokens: Vec<(usize, &str)>;
     let mut tok_i = 0;
     let mut off = 0;
-    if big.is_none() {
+    let text_tokens: Vec<(usize, &str)> = if big.is_none() {
         let text = std::str::from_utf8(body)
             .map_err(|_| fmt_err(file, header_lines + 1, "ASCII body is not text"))?;
-        text_tokens = text
-            .lines()
+        text.lines()
             .enumerate()
             .flat_map(|(i, l)| l.split_whitespace().map(move |w| (header_lines + 1 + i, w)))
-            .collect();
+            .collect()
     } else {
-        text_tokens = Vec::new();
-    }
+        Vec::new()
+    };
     let mut next = |s: Scalar| -> Result<f64> {
         match big {
             None => {
@@ -447,7 +445,7 @@ pub fn parse_ply(bytes: &[u8], file: &str) -> Result<Mesh> {
                         }
                         Prop::List(name, c, s) => {
                             let n = next(*c)?;
-                            if !(n >= 0.0 && n <= 1e6) {
+                            if !(0.0..=1e6).contains(&n) {
                                 return Err(fmt_err(file, 0, format!("bad list length {n}")));
                             }
                             let mut poly = Vec::with_capacity(n as usize);

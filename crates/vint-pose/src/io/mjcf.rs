@@ -272,7 +272,7 @@ impl Builder {
         if let Some(q) = self.lookup(el, class, "quat") {
             let q: [f64; 4] = fixed(el, "quat", &q)?;
             let qq = Quaternion::new(q[0], q[1], q[2], q[3]);
-            if !(qq.norm() > 0.0) {
+            if qq.norm().is_nan() || qq.norm() <= 0.0 {
                 return Err(fmt_err(&el.file, el.line, "quat is zero"));
             }
             return Ok(UnitQuaternion::from_quaternion(qq));
@@ -736,10 +736,10 @@ impl Model {
                             value[j],
                         );
                         let p = jt.pos.coords;
-                        t = t * Isometry3::from_parts(Translation3::from(p - r * p), r);
+                        t *= Isometry3::from_parts(Translation3::from(p - r * p), r);
                     }
                     JointKind::Slide => {
-                        t = t * Isometry3::translation(
+                        t *= Isometry3::translation(
                             jt.axis.x * value[j],
                             jt.axis.y * value[j],
                             jt.axis.z * value[j],

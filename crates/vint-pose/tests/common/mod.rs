@@ -38,6 +38,7 @@ pub fn asymmetric_shape() -> Array2<f64> {
     out
 }
 
+/// Rows of an `n × 3` array as points.
 pub fn to_pts(a: &Array2<f64>) -> Vec<Point3<f64>> {
     a.rows()
         .into_iter()
@@ -45,6 +46,7 @@ pub fn to_pts(a: &Array2<f64>) -> Vec<Point3<f64>> {
         .collect()
 }
 
+/// `n` points uniform in the cube [−scale, scale]³.
 pub fn random_cloud(n: usize, scale: f64, rng: &mut impl Rng) -> Array2<f64> {
     Array2::from_shape_fn((n, 3), |_| scale * (2.0 * rng.random::<f64>() - 1.0))
 }
