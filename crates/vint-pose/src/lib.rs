@@ -26,6 +26,23 @@
 //! | simulated in-hand frames (VinT-Sim, reconstructed) | [`synth`] |
 //! | per-frame layout (VTDexM-like), MuJoCo hand (feature `io`) | `io::layout`, `io::mjcf` |
 //!
+//! ## The fusion claim, reproduced (runner entry `vint-pose`)
+//! On the vendored pybullet meshes held by the MuJoCo Shadow Hand at random
+//! joint angles ([`inhand`], 24 objects × 50 frames at the quick budget),
+//! vision + touch ICP beats vision-only ICP from the same ≤ 15° / 2 cm starts:
+//! pooled ADD-S AUC 0.9797 vs 0.9778 (one-sided paired Wilcoxon over 120
+//! (object, seed) units, p = 2e-11), ADD < 0.1·d 0.925 vs 0.906, and under
+//! heavy occlusion (≥ 2/3 of the object hidden) AUC 0.962 vs 0.954 (95 %
+//! paired bootstrap interval of the difference [0.0051, 0.0117]). Choices
+//! where the paper is silent, stated in [`inhand`]: contacts are the centre
+//! of pressure of each touch zone the surface passes through, σ = 2 mm, and
+//! every point weighs the same (maximum likelihood for equal sensor noise).
+//! The direction depends on the weighting: giving the ~12 contacts the same
+//! *total* weight as the ~600 visual points ([`inhand::TactileWeight::Total`]`(1.0)`)
+//! with zone-centre contacts (biased by up to a zone's half-size) made
+//! touch *hurt* (AUC 0.964 vs 0.978 on 96 frames of the example), while the
+//! per-point weighting keeps touch ≥ vision with either contact model.
+//!
 //! ## Example
 //! ```
 //! use ndarray::array;
