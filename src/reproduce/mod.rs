@@ -18,6 +18,7 @@ pub mod max_reward_rl;
 pub mod nncore;
 pub mod ricci_causal;
 pub mod ssm_universality;
+pub mod vint_pose;
 
 /// Every registered reproduction, sorted by crate name.
 pub fn registry() -> Vec<Box<dyn Reproduction>> {
@@ -34,5 +35,6 @@ pub fn registry() -> Vec<Box<dyn Reproduction>> {
         Box::new(nncore::Nncore),
         Box::new(ricci_causal::RicciCausal),
         Box::new(ssm_universality::SsmUniversality),
+        Box::new(vint_pose::VintPose),
     ]
 }

@@ -31,6 +31,7 @@
 //! | `max_reward_rl` | `max-reward-rl` | max-reward reinforcement learning (Veviurko et al.) |
 //! | `ricci_causal` | `ricci-causal` | Ricci curvature, Ricci flow and causal estimation on networks (Farzam et al.) |
 //! | `ssm_universality` | `ssm-universality` | linear diagonal recurrences + MLPs: lossless encodings, Vandermonde conditioning, complex vs real spectra (Orvieto et al.) |
+//! | `vint_pose` | `vint-pose` | visuo-tactile in-hand object pose: SE(3), ADD/ADD-S/AUC, ICP with tactile fusion, MJCF hand (Wan et al., VinT-6D) |
 //!
 //! ```
 //! let z = icml24::mlcore::special::norm_cdf(1.959963984540054);
@@ -66,6 +67,8 @@ pub use ricci_causal;
 pub use ssm_universality;
 #[cfg(feature = "tabular-mdp")]
 pub use tabular_mdp;
+#[cfg(feature = "vint-pose")]
+pub use vint_pose;
 
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
