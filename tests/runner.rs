@@ -492,7 +492,10 @@ fn every_registered_reproduction_declares_a_sourced_claim() {
     for r in &reg {
         assert!(!r.claim().is_empty() && !r.paper().is_empty(), "{}", r.id());
         assert!(
-            root.join("crates").join(r.id()).join("Cargo.toml").is_file(),
+            root.join("crates")
+                .join(r.id())
+                .join("Cargo.toml")
+                .is_file(),
             "{} is not a crate under crates/",
             r.id()
         );
