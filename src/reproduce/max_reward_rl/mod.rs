@@ -4,7 +4,7 @@
 //! max-Q-learning on the stochastic trap (P5), the export to a standard MDP
 //! (P6), exact sum- vs max-optimal policies on an open waypoint (DSP) grid,
 //! and max-Q-learning vs Q-learning in a continuing slippery DSP maze whose
-//! sum-optimum reaches the goal ([`maze`]), at the same γ, exploration
+//! sum-optimum reaches the goal (`maze.rs`), at the same γ, exploration
 //! schedule, step budget and seeds (success counts compared with Fisher's
 //! exact test).
 
