@@ -60,7 +60,7 @@ pub trait ConformityScore {
     fn score(&self, p: &[f64], y: usize, u: f64) -> f64;
     /// The set `{y : score(p, y, u) ≤ q}`. O(K) for LAC and (expected) for RAPS.
     fn set(&self, p: &[f64], q: f64, u: f64) -> PredictionSet;
-    /// Validates the score's own parameters; [`crate::SplitConformal::new`]
+    /// Validates the score's own parameters; [`crate::calibrate::SplitConformal::new`]
     /// calls it once, so a bad parameter never reaches `score` or `set`.
     /// The default accepts (scores without parameters).
     ///
