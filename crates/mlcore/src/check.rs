@@ -206,13 +206,30 @@ pub const MAX_ALLOC_BYTES: usize = 1 << 34;
 ///
 /// # Errors
 /// [`Error::TooLarge`] naming `what` when the product overflows `usize` or
-/// the array would exceed [`MAX_ALLOC_BYTES`].
+/// the array would exceed [`MAX_ALLOC_BYTES`], and when the product of the
+/// *non-zero* dimensions does (ndarray refuses such a shape even when a zero
+/// dimension makes the array empty).
 pub fn alloc_len(dims: &[usize], elem_bytes: usize, what: &'static str) -> Result<usize> {
     let shape = dims
         .iter()
         .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join(" × ");
+    let nonzero = dims
+        .iter()
+        .filter(|&&d| d > 0)
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    if nonzero.is_none_or(|n| {
+        n.checked_mul(elem_bytes.max(1))
+            .is_none_or(|b| b > MAX_ALLOC_BYTES)
+    }) {
+        return Err(Error::TooLarge {
+            what,
+            size: format!(
+                "{shape} elements (the non-zero dimensions alone exceed the cap of {MAX_ALLOC_BYTES} bytes)"
+            ),
+        });
+    }
     let len = dims
         .iter()
         .try_fold(1usize, |acc, &d| acc.checked_mul(d))

@@ -715,6 +715,13 @@ fn huge_sizes_are_typed_errors() {
         Err(Error::TooLarge { .. })
     ));
     assert_eq!(check::alloc_len(&[3, 4, 5], 8, "x").unwrap(), 60);
+    // An empty shape whose other dimensions overflow is refused too (ndarray
+    // panics on it), while a small empty shape is fine.
+    assert!(matches!(
+        check::alloc_len(&[0, usize::MAX, 0], 8, "x"),
+        Err(Error::TooLarge { .. })
+    ));
+    assert_eq!(check::alloc_len(&[0, 5], 8, "x").unwrap(), 0);
     // A draw of N(μ, Σ) that would overflow is refused up front.
     assert!(matches!(
         MultivariateNormal::from_cholesky(array![f64::MAX].view(), array![[1e300]].view()),
