@@ -26,7 +26,7 @@ use ndarray::{Array1, array};
 
 fn spec_gp() -> ExactGp {
     let x = array![[-8.0], [-3.0], [0.0], [2.5], [7.0]];
-    let y: Array1<f64> = x.column(0).mapv(|v| toy1d(&[v]));
+    let y: Array1<f64> = x.column(0).mapv(toy1d);
     let k = Kernel::new(KernelKind::Matern52, vec![2.0], 1.0).expect("valid");
     ExactGp::new(x.view(), y.view(), k, 0.0, 1e-4).expect("valid")
 }

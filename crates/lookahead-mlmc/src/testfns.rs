@@ -48,8 +48,8 @@ impl TestFunction {
         TestFunction {
             name: "toy1d",
             bounds: Bounds::new(vec![-10.0], vec![10.0]).expect("valid"),
-            optimum: toy1d(&[2.000_874_357_198_692]),
-            f: toy1d,
+            optimum: toy1d(2.000_874_357_198_692),
+            f: |x| toy1d(x[0]),
         }
     }
 
@@ -59,7 +59,7 @@ impl TestFunction {
             name: "branin",
             bounds: Bounds::new(vec![-5.0, 0.0], vec![10.0, 15.0]).expect("valid"),
             optimum: -0.397_887_357_729_738,
-            f: branin,
+            f: |x| branin([x[0], x[1]]),
         }
     }
 
@@ -69,7 +69,7 @@ impl TestFunction {
             name: "hartmann6",
             bounds: Bounds::unit(6).expect("valid"),
             optimum: 3.322_368_011_415_51,
-            f: hartmann6,
+            f: |x| hartmann6([x[0], x[1], x[2], x[3], x[4], x[5]]),
         }
     }
 
@@ -77,25 +77,30 @@ impl TestFunction {
     /// the paper's Ackley-5 uses 1); maximum 0 at the origin.
     ///
     /// # Errors
-    /// [`Error::InvalidBatchSize`] for `d = 0`, [`Error::InvalidBounds`] for `half ≤ 0`.
+    /// [`Error::InvalidBatchSize`] for `d = 0`, [`Error::InvalidBounds`] for
+    /// `half ≤ 0`; [`Error::Core`] (`TooLarge`) for a d whose bounds cannot
+    /// be allocated.
     pub fn ackley(d: usize, half: f64) -> Result<Self> {
+        mlcore::check::alloc_len(&[d, 2], std::mem::size_of::<f64>(), "Ackley bounds")?;
         Ok(TestFunction {
             name: "ackley",
             bounds: Bounds::new(vec![-half; d], vec![half; d])?,
             optimum: 0.0,
-            f: ackley,
+            f: ackley_unchecked,
         })
     }
 }
 
-/// The 1-D toy (maximised).
-pub fn toy1d(x: &[f64]) -> f64 {
-    let x = x[0];
+/// The 1-D toy (maximised). NaN for NaN x; finite for every other x.
+pub fn toy1d(x: f64) -> f64 {
     (-(x - 2.0).powi(2)).exp() + (-(x - 6.0).powi(2) / 10.0).exp() + 1.0 / (x * x + 1.0)
 }
 
 /// Negated Branin `−(a(x₂ − b x₁² + c x₁ − r)² + s(1 − t) cos x₁ + s)`.
-pub fn branin(x: &[f64]) -> f64 {
+///
+/// The point is a `[x₁, x₂]` array, so a wrong dimension cannot be passed;
+/// [`TestFunction::eval`] checks slices.
+pub fn branin(x: [f64; 2]) -> f64 {
     let (a, b, c, r, s, t) = (
         1.0,
         5.1 / (4.0 * PI * PI),
@@ -108,7 +113,9 @@ pub fn branin(x: &[f64]) -> f64 {
 }
 
 /// Negated Hartmann-6 `Σᵢ αᵢ exp(−Σⱼ Aᵢⱼ (xⱼ − Pᵢⱼ)²)`.
-pub fn hartmann6(x: &[f64]) -> f64 {
+///
+/// The point is a 6-array; [`TestFunction::eval`] checks slices.
+pub fn hartmann6(x: [f64; 6]) -> f64 {
     const ALPHA: [f64; 4] = [1.0, 1.2, 3.0, 3.2];
     const A: [[f64; 6]; 4] = [
         [10.0, 3.0, 17.0, 3.5, 1.7, 8.0],
@@ -130,10 +137,49 @@ pub fn hartmann6(x: &[f64]) -> f64 {
         .sum()
 }
 
-/// Negated Ackley `20 exp(−0.2 √(Σx²/d)) + exp(Σ cos(2πx)/d) − 20 − e`.
-pub fn ackley(x: &[f64]) -> f64 {
+/// Negated Ackley `20 exp(−0.2 √(Σx²/d)) + exp(Σ cos(2πx)/d) − 20 − e` in
+/// d = `x.len()` dimensions. When Σx² overflows the squares are summed
+/// after scaling by the largest |xᵢ|, so finite coordinates up to f64's
+/// limit give a finite value.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for d = 0; [`Error::NonFinite`] for a NaN or
+/// infinite coordinate.
+pub fn ackley(x: &[f64]) -> Result<f64> {
+    if x.is_empty() {
+        return Err(Error::InvalidParameter {
+            name: "dimension d = x.len()",
+            value: 0.0,
+            expected: "≥ 1",
+        });
+    }
+    if x.iter().any(|v| !v.is_finite()) {
+        return Err(Error::NonFinite { what: "x" });
+    }
+    Ok(ackley_unchecked(x))
+}
+
+/// [`ackley`] after its checks (non-empty, finite).
+fn ackley_unchecked(x: &[f64]) -> f64 {
     let d = x.len() as f64;
-    let s1 = x.iter().map(|v| v * v).sum::<f64>() / d;
-    let s2 = x.iter().map(|v| (2.0 * PI * v).cos()).sum::<f64>() / d;
-    20.0 * (-0.2 * s1.sqrt()).exp() + s2.exp() - 20.0 - std::f64::consts::E
+    // √(Σx²/d), rescaled by m = max |xᵢ| only when Σx² overflows (the
+    // ordinary path keeps its rounding, so recorded optimiser traces hold).
+    let direct = (x.iter().map(|v| v * v).sum::<f64>() / d).sqrt();
+    let rms = if direct.is_finite() {
+        direct
+    } else {
+        let m = x.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        m * (x.iter().map(|v| (v / m).powi(2)).sum::<f64>() / d).sqrt()
+    };
+    // cos(2πv) has period 1 in v: reduce v mod 1 where 2πv overflows.
+    let cos2pi = |v: f64| {
+        let t = 2.0 * PI * v;
+        if t.is_finite() {
+            t.cos()
+        } else {
+            (2.0 * PI * (v % 1.0)).cos()
+        }
+    };
+    let s2 = x.iter().map(|&v| cos2pi(v)).sum::<f64>() / d;
+    20.0 * (-0.2 * rms).exp() + s2.exp() - 20.0 - std::f64::consts::E
 }

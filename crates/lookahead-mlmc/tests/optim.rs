@@ -166,7 +166,7 @@ fn observed() -> Vec<Pin> {
         ..LbfgsConfig::default()
     };
     let tf = TestFunction::branin();
-    let f = |x: &[f64]| testfns::branin(x);
+    let f = |x: &[f64]| testfns::branin([x[0], x[1]]);
     let obj = Counted { f, calls: &calls };
     let starts = seeded_starts(&tf.bounds, 3, 10);
     out.push(run(

@@ -44,6 +44,31 @@ fn test_function_dimension_is_checked() {
         TestFunction::ackley(2, -1.0),
         Err(Error::InvalidBounds { .. })
     ));
+    assert!(matches!(
+        TestFunction::ackley(usize::MAX, 1.0),
+        Err(Error::Core(_))
+    ));
+}
+
+/// The raw functions take fixed-size points (a wrong dimension does not
+/// compile); Ackley on a slice checks emptiness and finiteness and, scaled
+/// first, stays finite at f64's limit. Values against closed forms: Branin
+/// at (0, 0) is −(r² + s(1 − t) + s) with r = 6, s = 10, t = 1/(8π);
+/// Ackley at x = (1, …, 1) is 20·e^{−0.2} + e − 20 − e = 20(e^{−0.2} − 1).
+#[test]
+fn raw_functions_are_total_or_typed() {
+    use lookahead_mlmc::testfns::{ackley, branin, hartmann6, toy1d};
+    let t = 1.0 / (8.0 * std::f64::consts::PI);
+    assert!((branin([0.0, 0.0]) + (36.0 + 10.0 * (1.0 - t) + 10.0)).abs() < 1e-12);
+    assert!((ackley(&[1.0; 4]).unwrap() - 20.0 * ((-0.2f64).exp() - 1.0)).abs() < 1e-12);
+    assert!(ackley(&[f64::MAX, -f64::MAX]).unwrap().is_finite());
+    assert!(matches!(ackley(&[]), Err(Error::InvalidParameter { .. })));
+    assert!(matches!(
+        ackley(&[0.0, f64::NAN]),
+        Err(Error::NonFinite { .. })
+    ));
+    assert!(toy1d(f64::MAX).is_finite());
+    assert!(hartmann6([0.5; 6]).is_finite());
 }
 
 /// The BO loop on 2-D Branin with EI: points stay in the box, the best value

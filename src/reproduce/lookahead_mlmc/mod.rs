@@ -25,7 +25,7 @@ pub struct LookaheadMlmc;
 /// (lengthscale 2, outputscale 1), mean 0, noise 1e-4.
 pub fn spec_gp() -> Result<ExactGp, lookahead_mlmc::Error> {
     let x = array![[-8.0], [-3.0], [0.0], [2.5], [7.0]];
-    let y: Array1<f64> = x.column(0).mapv(|v| lookahead_mlmc::testfns::toy1d(&[v]));
+    let y: Array1<f64> = x.column(0).mapv(lookahead_mlmc::testfns::toy1d);
     let k = Kernel::new(KernelKind::Matern52, vec![2.0], 1.0)?;
     ExactGp::new(x.view(), y.view(), k, 0.0, 1e-4)
 }
