@@ -11,7 +11,7 @@ use crate::class::{DynamicsClass, RewardClass};
 use crate::cmdp::{LayeredSpace, Policy, Trajectory};
 use crate::error::{Error, Result, check_delta, mismatch};
 use crate::oracle::{Dataset, LeastSquaresOracle, LogLossOracle};
-use crate::planner::{occupancy, plan_layered};
+use crate::planner::{occupancy_unchecked as occupancy, plan_layered_unchecked as plan_layered};
 use ndarray::{Array2, Array3, Array4, s};
 use std::collections::HashMap;
 
@@ -119,9 +119,16 @@ pub struct EUc3rl<RO, DO> {
     eliminated: Vec<Error>,
 }
 
-/// First episode of epoch m.
+/// First episode of epoch m: 0 for m = 0, else 2^(m−1) (saturating at
+/// `usize::MAX` for m > 64, an epoch no run reaches).
 pub fn epoch_start(m: usize) -> usize {
-    if m == 0 { 0 } else { 1 << (m - 1) }
+    match m {
+        0 => 0,
+        _ => u32::try_from(m - 1)
+            .ok()
+            .and_then(|k| 1usize.checked_shl(k))
+            .unwrap_or(usize::MAX),
+    }
 }
 
 impl<RO: LeastSquaresOracle, DO: LogLossOracle> EUc3rl<RO, DO> {
@@ -154,7 +161,7 @@ impl<RO: LeastSquaresOracle, DO: LogLossOracle> EUc3rl<RO, DO> {
                 + h * (dynamics_oracle.log_cardinality() - ld));
         let ns = space.n_states();
         Ok(EUc3rl {
-            data: Dataset::new(n_contexts, ns, n_actions),
+            data: Dataset::new(n_contexts, ns, n_actions)?,
             space,
             n_contexts,
             n_actions,
@@ -374,7 +381,7 @@ impl VersionSpaceAgent {
                 });
             }
         }
-        let d = dynamics.model(0).dim();
+        let d = dynamics.models()[0].dim();
         if rewards.dims() != (d.0, d.1, d.2) {
             return Err(mismatch(
                 "reward class dims",
@@ -441,12 +448,12 @@ impl Agent for VersionSpaceAgent {
         let ps = self.dynamics_set();
         let mut best: Option<(f64, Policy)> = None;
         for &f in &fs {
-            let r = self.rewards.model(f).slice(s![context, .., ..]);
+            let r = self.rewards.models()[f].slice(s![context, .., ..]);
             for &p in &ps {
                 let plan = plan_layered(
                     self.dynamics.space(),
                     r,
-                    self.dynamics.model(p).slice(s![context, .., .., ..]),
+                    self.dynamics.models()[p].slice(s![context, .., .., ..]),
                     None,
                     false,
                 );
@@ -473,7 +480,7 @@ impl Agent for VersionSpaceAgent {
                 ));
             }
             for (k, l) in self.sq.iter_mut().enumerate() {
-                let d = self.rewards.model(k)[[c, st.state, st.action]] - st.reward;
+                let d = self.rewards.models()[k][[c, st.state, st.action]] - st.reward;
                 *l += d * d;
             }
             if let Some(s2) = st.next {
@@ -481,7 +488,7 @@ impl Agent for VersionSpaceAgent {
                     if !l.is_finite() {
                         continue;
                     }
-                    let p = self.dynamics.model(k)[[c, st.state, st.action, s2]];
+                    let p = self.dynamics.models()[k][[c, st.state, st.action, s2]];
                     if p > 0.0 {
                         *l -= p.ln();
                     } else {
@@ -504,10 +511,23 @@ impl Agent for VersionSpaceAgent {
     }
 }
 
-/// Greedy plug-in baseline: refits both oracles on all data before every
-/// episode (or, with [`GreedyPlugIn::with_doubling_refits`], on E-UC³RL's
-/// doubling schedule) and plays the optimal policy of (f̂, P̂) with no bonus
-/// (no exploration). 2 oracle calls and one plan per episode.
+/// When [`GreedyPlugIn`] refits its oracles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefitSchedule {
+    /// Before every episode (2 oracle calls per episode).
+    EveryEpisode,
+    /// At the starts of E-UC³RL's doubling epochs (episodes 0, 1, 2, 4, 8,
+    /// …): the same oracle budget as E-UC³RL.
+    Doubling,
+    /// Once, at the first episode played, and never again: the commit phase
+    /// of explore-then-commit ([`crate::baselines::ExploreThenCommit`]).
+    Once,
+}
+
+/// Greedy plug-in baseline: refits both oracles on all data on its
+/// [`RefitSchedule`] (default: before every episode) and plays the optimal
+/// policy of (f̂, P̂) with no bonus (no exploration). 2 oracle calls per
+/// refit and one plan per episode.
 #[derive(Debug, Clone)]
 pub struct GreedyPlugIn<RO, DO> {
     space: LayeredSpace,
@@ -516,7 +536,7 @@ pub struct GreedyPlugIn<RO, DO> {
     dynamics_oracle: DO,
     data: Dataset,
     model: Option<(Array3<f64>, Array4<f64>)>,
-    doubling: bool,
+    schedule: RefitSchedule,
     episodes: usize,
     fits: usize,
 }
@@ -539,13 +559,13 @@ impl<RO: LeastSquaresOracle, DO: LogLossOracle> GreedyPlugIn<RO, DO> {
             });
         }
         Ok(GreedyPlugIn {
-            data: Dataset::new(n_contexts, space.n_states(), n_actions),
+            data: Dataset::new(n_contexts, space.n_states(), n_actions)?,
             space,
             n_contexts,
             reward_oracle,
             dynamics_oracle,
             model: None,
-            doubling: false,
+            schedule: RefitSchedule::EveryEpisode,
             episodes: 0,
             fits: 0,
         })
@@ -554,13 +574,24 @@ impl<RO: LeastSquaresOracle, DO: LogLossOracle> GreedyPlugIn<RO, DO> {
     /// Refit only at the starts of E-UC³RL's doubling epochs (episodes
     /// 0, 1, 2, 4, 8, …): the same oracle budget as E-UC³RL, for long runs.
     pub fn with_doubling_refits(mut self) -> Self {
-        self.doubling = true;
+        self.schedule = RefitSchedule::Doubling;
+        self
+    }
+
+    /// The agent with refits on `schedule`.
+    pub fn with_schedule(mut self, schedule: RefitSchedule) -> Self {
+        self.schedule = schedule;
         self
     }
 
     /// Number of oracle calls so far.
     pub fn oracle_calls(&self) -> usize {
         2 * self.fits
+    }
+
+    /// [`Error::DimensionMismatch`] unless `context` < C.
+    pub(crate) fn check_context(&self, context: usize) -> Result<()> {
+        check_context(context, self.n_contexts)
     }
 }
 
@@ -570,10 +601,12 @@ impl<RO: LeastSquaresOracle, DO: LogLossOracle> Agent for GreedyPlugIn<RO, DO> {
     }
     fn act(&mut self, context: usize) -> Result<Policy> {
         check_context(context, self.n_contexts)?;
-        let due = if self.doubling {
-            self.episodes == epoch_start(self.fits)
-        } else {
-            self.model.is_none()
+        // `>=`, not `==`: a wrapper may play the episode at which an epoch
+        // starts itself (exploration), and the refit is then due at the next
+        // greedy episode.
+        let due = match self.schedule {
+            RefitSchedule::EveryEpisode | RefitSchedule::Once => self.model.is_none(),
+            RefitSchedule::Doubling => self.episodes >= epoch_start(self.fits),
         };
         if due || self.model.is_none() {
             let f = self.reward_oracle.fit(&self.data)?.table;
@@ -604,7 +637,7 @@ impl<RO: LeastSquaresOracle, DO: LogLossOracle> Agent for GreedyPlugIn<RO, DO> {
     fn observe(&mut self, trajectory: &Trajectory) -> Result<()> {
         self.data.push_trajectory(trajectory)?;
         self.episodes += 1;
-        if !self.doubling {
+        if self.schedule == RefitSchedule::EveryEpisode {
             self.model = None;
         }
         Ok(())

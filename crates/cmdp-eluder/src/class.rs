@@ -89,11 +89,22 @@ impl RewardClass {
     /// the C × S × A domain (O(|ℱ|·C·S·A) calls).
     ///
     /// # Errors
-    /// As [`RewardClass::from_tables`].
+    /// As [`RewardClass::from_tables`]; [`Error::Core`] (`TooLarge`) when
+    /// |ℱ|·C·S·A overflows or exceeds [`mlcore::check::MAX_ALLOC_BYTES`].
     pub fn from_fn<F>(n_models: usize, dims: (usize, usize, usize), f: F) -> Result<Self>
     where
         F: Fn(usize, usize, usize, usize) -> f64,
     {
+        mlcore::check::alloc_len(
+            &[n_models, dims.0, dims.1, dims.2],
+            std::mem::size_of::<f64>(),
+            "reward class tables (|ℱ| × C × S × A)",
+        )?;
+        mlcore::check::alloc_len(
+            &[n_models],
+            std::mem::size_of::<Array3<f64>>(),
+            "reward class members",
+        )?;
         Self::from_tables(
             (0..n_models)
                 .map(|k| Array3::from_shape_fn(dims, |(c, s, a)| f(k, c, s, a)))
@@ -111,10 +122,12 @@ impl RewardClass {
     }
     /// The table of member k.
     ///
-    /// # Panics
-    /// If `k ≥ |ℱ|` (like slice indexing).
-    pub fn model(&self, k: usize) -> &Array3<f64> {
-        &self.models[k]
+    /// # Errors
+    /// [`Error::DimensionMismatch`] for k ≥ |ℱ|.
+    pub fn model(&self, k: usize) -> Result<&Array3<f64>> {
+        self.models
+            .get(k)
+            .ok_or_else(|| mismatch("class member", format!("< {}", self.models.len()), k))
     }
     /// All members.
     pub fn models(&self) -> &[Array3<f64>] {
@@ -199,7 +212,8 @@ impl DynamicsClass {
     /// on the C × S × A × S domain (O(|𝒫|·C·S²·A) calls).
     ///
     /// # Errors
-    /// As [`DynamicsClass::from_tables`].
+    /// As [`DynamicsClass::from_tables`]; [`Error::Core`] (`TooLarge`) when
+    /// |𝒫|·C·S²·A overflows or exceeds [`mlcore::check::MAX_ALLOC_BYTES`].
     pub fn from_fn<F>(
         space: LayeredSpace,
         n_actions: usize,
@@ -211,6 +225,16 @@ impl DynamicsClass {
         F: Fn(usize, usize, usize, usize, usize) -> f64,
     {
         let ns = space.n_states();
+        mlcore::check::alloc_len(
+            &[n_models, n_contexts, ns, n_actions, ns],
+            std::mem::size_of::<f64>(),
+            "dynamics class tables (|𝒫| × C × S × A × S)",
+        )?;
+        mlcore::check::alloc_len(
+            &[n_models],
+            std::mem::size_of::<Array4<f64>>(),
+            "dynamics class members",
+        )?;
         let models = (0..n_models)
             .map(|k| {
                 Array4::from_shape_fn((n_contexts, ns, n_actions, ns), |(c, s, a, s2)| {
@@ -231,10 +255,12 @@ impl DynamicsClass {
     }
     /// The table of member k.
     ///
-    /// # Panics
-    /// If `k ≥ |𝒫|` (like slice indexing).
-    pub fn model(&self, k: usize) -> &Array4<f64> {
-        &self.models[k]
+    /// # Errors
+    /// [`Error::DimensionMismatch`] for k ≥ |𝒫|.
+    pub fn model(&self, k: usize) -> Result<&Array4<f64>> {
+        self.models
+            .get(k)
+            .ok_or_else(|| mismatch("class member", format!("< {}", self.models.len()), k))
     }
     /// All members.
     pub fn models(&self) -> &[Array4<f64>] {

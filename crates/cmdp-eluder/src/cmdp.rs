@@ -239,8 +239,11 @@ impl ContextDist {
     /// The uniform distribution over `n` contexts.
     ///
     /// # Errors
-    /// [`Error::EmptyClass`] for `n = 0`.
+    /// [`Error::EmptyClass`] for `n = 0`; [`Error::Core`] (`TooLarge`) when
+    /// n probabilities and their CDF would exceed
+    /// [`mlcore::check::MAX_ALLOC_BYTES`].
     pub fn uniform(n: usize) -> Result<Self> {
+        mlcore::check::alloc_len(&[n, 2], std::mem::size_of::<f64>(), "context distribution")?;
         Self::new(vec![1.0 / n.max(1) as f64; n]).and_then(|d| {
             if n == 0 {
                 Err(Error::EmptyClass {

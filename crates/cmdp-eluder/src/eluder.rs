@@ -30,8 +30,32 @@ use ndarray::{Array2, ArrayView1};
 /// with the Hellinger metric: `table[k][x]` is model k's success
 /// probability at domain point x, and row x of the k-th output is
 /// (p, 1 − p). O(|𝒫|·|X|).
-pub fn bernoulli_outputs(table: &[Vec<f64>]) -> Vec<Array2<f64>> {
-    table
+///
+/// # Errors
+/// [`Error::EmptyClass`] for no models; [`Error::DimensionMismatch`] when
+/// the rows differ in length; [`Error::InvalidParameter`] for a probability
+/// outside [0, 1] (NaN included).
+pub fn bernoulli_outputs(table: &[Vec<f64>]) -> Result<Vec<Array2<f64>>> {
+    let first = table.first().ok_or(Error::EmptyClass {
+        what: "Bernoulli class",
+    })?;
+    for row in table {
+        if row.len() != first.len() {
+            return Err(mismatch(
+                "domain size of every model",
+                first.len(),
+                row.len(),
+            ));
+        }
+        if let Some(&value) = row.iter().find(|p| !(0.0..=1.0).contains(*p)) {
+            return Err(Error::InvalidParameter {
+                name: "Bernoulli probability",
+                value,
+                expected: "in [0, 1]",
+            });
+        }
+    }
+    Ok(table
         .iter()
         .map(|row| {
             Array2::from_shape_fn(
@@ -39,7 +63,7 @@ pub fn bernoulli_outputs(table: &[Vec<f64>]) -> Vec<Array2<f64>> {
                 |(x, j)| if j == 0 { row[x] } else { 1.0 - row[x] },
             )
         })
-        .collect()
+        .collect())
 }
 
 /// Largest domain the brute force accepts.

@@ -107,8 +107,8 @@ pub fn xor_instance(n_contexts: usize, n_dynamics: usize) -> Result<Instance> {
         space,
         2,
         contexts,
-        rewards.model(true_reward).clone(),
-        dynamics.model(true_dynamics).clone(),
+        rewards.models()[true_reward].clone(),
+        dynamics.models()[true_dynamics].clone(),
     )?;
     Ok(Instance {
         cmdp,

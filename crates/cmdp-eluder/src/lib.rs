@@ -95,6 +95,7 @@
 #![deny(missing_docs)]
 
 pub mod agent;
+pub mod baselines;
 pub mod class;
 pub mod cmdp;
 pub mod eluder;

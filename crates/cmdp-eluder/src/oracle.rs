@@ -90,16 +90,26 @@ pub struct Dataset {
 }
 
 impl Dataset {
-    /// An empty dataset for C contexts, S states and A actions.
-    pub fn new(n_contexts: usize, n_states: usize, n_actions: usize) -> Self {
+    /// An empty dataset for C contexts, S states and A actions: count tables
+    /// of C·S·A and C·S·A·S entries. O(C·S²·A) memory.
+    ///
+    /// # Errors
+    /// [`Error::Core`] (`TooLarge`) when C·S·A·S overflows or the tables
+    /// would exceed [`mlcore::check::MAX_ALLOC_BYTES`].
+    pub fn new(n_contexts: usize, n_states: usize, n_actions: usize) -> Result<Self> {
+        mlcore::check::alloc_len(
+            &[n_contexts, n_states, n_actions, n_states.max(3)],
+            std::mem::size_of::<f64>(),
+            "dataset count tables (C × S × A × max(S, 3))",
+        )?;
         let d3 = (n_contexts, n_states, n_actions);
-        Dataset {
+        Ok(Dataset {
             transitions: Vec::new(),
             n: Array3::zeros(d3),
             sum_r: Array3::zeros(d3),
             sum_r2: Array3::zeros(d3),
             trans: Array4::zeros((n_contexts, n_states, n_actions, n_states)),
-        }
+        })
     }
 
     /// Adds one transition. O(1).
@@ -346,7 +356,7 @@ impl LeastSquaresOracle for EnumerationLeastSquares {
             what: "reward class",
         })?;
         Ok(RewardFit {
-            table: self.class.model(k).clone(),
+            table: self.class.models()[k].clone(),
             index: Some(k),
         })
     }
@@ -404,7 +414,7 @@ impl LogLossOracle for EnumerationLogLoss {
             what: "dynamics class",
         })?;
         Ok(DynamicsFit {
-            table: self.class.model(k).clone(),
+            table: self.class.models()[k].clone(),
             index: Some(k),
             eliminated,
         })

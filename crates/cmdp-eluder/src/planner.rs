@@ -9,6 +9,7 @@
 //! test checks it against `tabular-mdp` on random layered MDPs.
 
 use crate::cmdp::{LayeredSpace, Policy};
+use crate::error::{Error, Result, mismatch};
 use ndarray::{Array1, Array2, ArrayView2, ArrayView3};
 use tabular_mdp::argmax_first;
 
@@ -38,9 +39,89 @@ pub struct LayeredPlan {
 /// bonus has shrunk below the cap, i.e. no exploration at all. The policy is
 /// therefore argmax_a of the *uncapped* Q (ties → lowest index), which is
 /// always one of the maximisers of the capped Q, so V and every optimism
-/// argument are unchanged. Shapes are the caller's responsibility (internal
-/// helper; public entry points validate first). O(S·A·max layer size).
+/// argument are unchanged. O(S·A·max layer size).
+///
+/// Values are sums of H rewards and bonuses: with entries so large that such
+/// a sum leaves f64's range (|x| ≳ f64::MAX / (H·S)) V and Q are ±∞ (or NaN
+/// where +∞ and −∞ meet); entries of a CMDP's rewards (in [0, 1]) and the
+/// agents' bonuses are far from that.
+///
+/// # Errors
+/// [`Error::DimensionMismatch`] unless r and b are S × A and P is S × A × S
+/// with S = the space's state count and A ≥ 1; [`Error::InvalidParameter`]
+/// for a non-finite entry of r, P or b.
 pub fn plan_layered(
+    space: &LayeredSpace,
+    reward: ArrayView2<'_, f64>,
+    dynamics: ArrayView3<'_, f64>,
+    bonus: Option<ArrayView2<'_, f64>>,
+    cap: bool,
+) -> Result<LayeredPlan> {
+    check_tables(space, reward, dynamics)?;
+    if let Some(b) = bonus {
+        if b.dim() != reward.dim() {
+            return Err(mismatch(
+                "bonus shape",
+                format!("{:?}", reward.dim()),
+                format!("{:?}", b.dim()),
+            ));
+        }
+        finite("bonus", b.iter())?;
+    }
+    Ok(plan_layered_unchecked(space, reward, dynamics, bonus, cap))
+}
+
+/// Checks r (S × A) and P (S × A × S) against the space, and finiteness.
+fn check_tables(
+    space: &LayeredSpace,
+    reward: ArrayView2<'_, f64>,
+    dynamics: ArrayView3<'_, f64>,
+) -> Result<()> {
+    let ns = space.n_states();
+    let (rs, na) = reward.dim();
+    if rs != ns || na == 0 {
+        return Err(mismatch(
+            "reward shape (S, A ≥ 1)",
+            format!("({ns}, ≥ 1)"),
+            format!("({rs}, {na})"),
+        ));
+    }
+    if dynamics.dim() != (ns, na, ns) {
+        return Err(mismatch(
+            "dynamics shape",
+            format!("({ns}, {na}, {ns})"),
+            format!("{:?}", dynamics.dim()),
+        ));
+    }
+    finite("reward", reward.iter())?;
+    finite("dynamics", dynamics.iter())
+}
+
+fn finite<'a>(name: &'static str, mut values: impl Iterator<Item = &'a f64>) -> Result<()> {
+    match values.find(|v| !v.is_finite()) {
+        Some(&value) => Err(Error::InvalidParameter {
+            name,
+            value,
+            expected: "finite",
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Checks a policy's length and actions.
+fn check_policy(ns: usize, na: usize, policy: &[usize]) -> Result<()> {
+    if policy.len() != ns {
+        return Err(mismatch("policy length", ns, policy.len()));
+    }
+    match policy.iter().find(|&&a| a >= na) {
+        Some(&a) => Err(mismatch("action", format!("< {na}"), a)),
+        None => Ok(()),
+    }
+}
+
+/// [`plan_layered`] without the checks, for the agents' inner loops (their
+/// constructors validated the tables).
+pub(crate) fn plan_layered_unchecked(
     space: &LayeredSpace,
     reward: ArrayView2<'_, f64>,
     dynamics: ArrayView3<'_, f64>,
@@ -86,20 +167,52 @@ pub fn plan_layered(
 
 /// The value V^π(s₀) of a deterministic policy under (r, P): exact forward
 /// computation Σ_{s,a} q^π(s, a)·r(s, a). O(S·max layer size).
+///
+/// # Errors
+/// As [`plan_layered`] for the tables; [`Error::DimensionMismatch`] for a
+/// policy not of length S or an action ≥ A.
 pub fn policy_value_layered(
     space: &LayeredSpace,
     reward: ArrayView2<'_, f64>,
     dynamics: ArrayView3<'_, f64>,
     policy: &[usize],
-) -> f64 {
-    let occ = occupancy(space, dynamics, policy);
-    occ.iter().zip(reward.iter()).map(|(o, r)| o * r).sum()
+) -> Result<f64> {
+    check_tables(space, reward, dynamics)?;
+    check_policy(space.n_states(), reward.dim().1, policy)?;
+    let occ = occupancy_unchecked(space, dynamics, policy);
+    Ok(occ.iter().zip(reward.iter()).map(|(o, r)| o * r).sum())
 }
 
 /// Occupancy measure q^π(s, a) = P(s_h = s, a_h = a) of the deterministic
 /// policy π under P, starting from s₀ = 0 (forward pass over layers). Each
-/// layer's occupancies sum to 1. O(S·max layer size).
+/// layer's occupancies sum to 1 when P's rows are distributions.
+/// O(S·max layer size).
+///
+/// # Errors
+/// [`Error::DimensionMismatch`] unless P is S × A × S (A ≥ 1) and the
+/// policy has length S with actions < A; [`Error::InvalidParameter`] for a
+/// non-finite entry of P.
 pub fn occupancy(
+    space: &LayeredSpace,
+    dynamics: ArrayView3<'_, f64>,
+    policy: &[usize],
+) -> Result<Array2<f64>> {
+    let ns = space.n_states();
+    let (_, na, _) = dynamics.dim();
+    if dynamics.dim() != (ns, na, ns) || na == 0 {
+        return Err(mismatch(
+            "dynamics shape (S, A ≥ 1, S)",
+            format!("({ns}, ≥ 1, {ns})"),
+            format!("{:?}", dynamics.dim()),
+        ));
+    }
+    finite("dynamics", dynamics.iter())?;
+    check_policy(ns, na, policy)?;
+    Ok(occupancy_unchecked(space, dynamics, policy))
+}
+
+/// [`occupancy`] without the checks (the agents' inner loops).
+pub(crate) fn occupancy_unchecked(
     space: &LayeredSpace,
     dynamics: ArrayView3<'_, f64>,
     policy: &[usize],

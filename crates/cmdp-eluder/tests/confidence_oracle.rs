@@ -107,7 +107,7 @@ fn p4_version_space_is_optimistic() {
 fn random_data(nc: usize, space: &LayeredSpace, n: usize, seed: u64) -> Dataset {
     let mut rng = seeded(seed);
     let ns = space.n_states();
-    let mut d = Dataset::new(nc, ns, 2);
+    let mut d = Dataset::new(nc, ns, 2).unwrap();
     for _ in 0..n {
         let s = rng.random_range(0..ns);
         let h = space.layer_of(s).unwrap();
@@ -175,13 +175,16 @@ fn p5_enumeration_oracles_match_brute_force() {
         // Index 8 is a duplicate of index 0: ties go to the lowest index.
         assert_ne!(fit_p.index, Some(8));
         assert!(fit_f.index.unwrap() < 4);
-        assert_eq!(&fit_f.table, lso.class().model(fit_f.index.unwrap()));
+        assert_eq!(
+            &fit_f.table,
+            lso.class().model(fit_f.index.unwrap()).unwrap()
+        );
         for (k, l) in lso.losses(&data).unwrap().iter().enumerate() {
             assert!((l - brute_sq[k]).abs() <= 1e-9 * (1.0 + brute_sq[k]));
         }
     }
     // No data: every loss is 0, the first model wins.
-    let empty = Dataset::new(4, 6, 2);
+    let empty = Dataset::new(4, 6, 2).unwrap();
     assert_eq!(lso.fit(&empty).unwrap().index, Some(0));
     assert_eq!(llo.fit(&empty).unwrap().index, Some(0));
 }
@@ -200,7 +203,7 @@ fn log_zero_is_reported() {
         })
         .collect();
     let class = DynamicsClass::from_tables(space, 1, models.clone()).unwrap();
-    let mut data = Dataset::new(1, 3, 1);
+    let mut data = Dataset::new(1, 3, 1).unwrap();
     data.push(Transition {
         context: 0,
         state: 0,
@@ -302,7 +305,8 @@ fn layered_dp_matches_tabular_mdp() {
                 p.slice(s![0, .., .., ..]),
                 bonus.then(|| b.view()),
                 cap,
-            );
+            )
+            .unwrap();
             let theirs = finite_horizon(
                 &mdp,
                 hz,
@@ -329,9 +333,10 @@ fn layered_dp_matches_tabular_mdp() {
             r.slice(s![0, .., ..]),
             p.slice(s![0, .., .., ..]),
             &pi,
-        );
+        )
+        .unwrap();
         assert!((v - ours).abs() < 1e-12);
-        let occ = occupancy(&space, p.slice(s![0, .., .., ..]), &pi);
+        let occ = occupancy(&space, p.slice(s![0, .., .., ..]), &pi).unwrap();
         for h in 0..hz {
             let mass: f64 = space
                 .layer_range(h)

@@ -142,7 +142,7 @@ proptest! {
     fn p2_eluder_bounded_monotone_and_exact(
         table in prop::collection::vec(prop::collection::vec(0.05f64..0.95, 4), 2..4),
     ) {
-        let class = bernoulli_outputs(&table);
+        let class = bernoulli_outputs(&table).unwrap();
         let mut prev = usize::MAX;
         for &eps in &[0.01, 0.05, 0.1, 0.2, 0.4] {
             let r = eluder_dimension(&class, eps, hellinger_metric).unwrap();
@@ -160,7 +160,7 @@ proptest! {
 
 #[test]
 fn p2_singleton_class_has_dimension_zero() {
-    let class = bernoulli_outputs(&[vec![0.3, 0.6, 0.9]]);
+    let class = bernoulli_outputs(&[vec![0.3, 0.6, 0.9]]).unwrap();
     assert_eq!(
         eluder_dimension(&class, 0.01, hellinger_metric)
             .unwrap()
@@ -168,7 +168,7 @@ fn p2_singleton_class_has_dimension_zero() {
         0
     );
     // Two identical models: still 0.
-    let class = bernoulli_outputs(&[vec![0.3, 0.6, 0.9], vec![0.3, 0.6, 0.9]]);
+    let class = bernoulli_outputs(&[vec![0.3, 0.6, 0.9], vec![0.3, 0.6, 0.9]]).unwrap();
     assert_eq!(
         eluder_dimension(&class, 0.01, hellinger_metric)
             .unwrap()
@@ -188,7 +188,7 @@ fn p2_full_tabular_class_has_dimension_domain_size() {
                 .collect()
         })
         .collect();
-    let class = bernoulli_outputs(&table);
+    let class = bernoulli_outputs(&table).unwrap();
     let r = eluder_dimension(&class, 0.05, hellinger_metric).unwrap();
     assert_eq!(r.dimension, nx);
     // Above the distance between the two outputs nothing is independent.
@@ -207,7 +207,7 @@ fn eluder_one_parameter_class_is_one() {
     // Once a point separates two models, every later point has the same
     // distance, so the sum constraint binds: d_E = 1 at ε below the gaps.
     let table: Vec<Vec<f64>> = [0.2, 0.5, 0.8].iter().map(|&t| vec![t; 4]).collect();
-    let r = eluder_dimension(&bernoulli_outputs(&table), 0.01, hellinger_metric).unwrap();
+    let r = eluder_dimension(&bernoulli_outputs(&table).unwrap(), 0.01, hellinger_metric).unwrap();
     assert_eq!(r.dimension, 1);
     // Real-valued (reward) class with the absolute-difference metric.
     let rc: Vec<Array2<f64>> = table
@@ -222,7 +222,7 @@ fn eluder_one_parameter_class_is_one() {
 
 #[test]
 fn eluder_bad_input() {
-    let c = bernoulli_outputs(&[vec![0.3, 0.6]]);
+    let c = bernoulli_outputs(&[vec![0.3, 0.6]]).unwrap();
     assert!(matches!(
         eluder_dimension(&[], 0.1, hellinger_metric),
         Err(Error::EmptyClass { .. })

@@ -420,7 +420,7 @@ fn bad_input_dimension_mismatch() {
         inst.cmdp.run_episode(0, &[5; 6], &mut seeded(0)),
         Err(Error::DimensionMismatch { .. })
     ));
-    let mut d = Dataset::new(2, 6, 2);
+    let mut d = Dataset::new(2, 6, 2).unwrap();
     let t = Transition {
         context: 2,
         state: 0,
