@@ -68,11 +68,15 @@ impl Cell {
 }
 
 /// One calibration draw and its test point.
-struct Draw<'a> {
-    cal: ArrayView2<'a, f64>,
-    labels: &'a [usize],
-    test: &'a [f64],
-    y: usize,
+pub(super) struct Draw<'a> {
+    /// Calibration probabilities (rows sum to 1).
+    pub cal: ArrayView2<'a, f64>,
+    /// Calibration labels.
+    pub labels: &'a [usize],
+    /// The test point's probabilities.
+    pub test: &'a [f64],
+    /// The test point's label.
+    pub y: usize,
 }
 
 /// Running counts of one method over every level.
@@ -108,35 +112,86 @@ fn tally<S: ConformityScore>(
     Ok(())
 }
 
-/// Coverage of LAC, randomised APS and randomised RAPS (λ = 0.5, k_reg = 5),
-/// empty sets allowed as the theorem assumes, over `draws` calibration draws
-/// of the spec's model, FiniteSample rule.
+/// The three methods of the coverage checks: LAC, randomised APS and
+/// randomised RAPS (λ = 0.5, k_reg = 5), empty sets allowed as the theorem
+/// assumes, FiniteSample rule, with running tallies per level.
+pub(super) struct Methods {
+    lac: Lac,
+    aps: Raps,
+    raps: Raps,
+    ranks: [usize; 3],
+    tallies: [Tally; 3],
+    draws: u64,
+}
+
+/// The methods' names, in the order of [`Methods`].
+pub const NAMES: [&str; 3] = [
+    "LAC",
+    "APS (randomised)",
+    "RAPS (randomised, λ = 0.5, k_reg = 5)",
+];
+
+impl Methods {
+    /// Fresh tallies for calibration sets of [`N_CAL`] at every level of [`ALPHAS`].
+    pub(super) fn new() -> Result<Self, BoxError> {
+        let mut ranks = [0usize; 3];
+        for (r, &alpha) in ranks.iter_mut().zip(&ALPHAS) {
+            *r = quantile_index(N_CAL, alpha, QuantileRule::FiniteSample)?;
+        }
+        let fresh = || Tally {
+            covered: [0; 3],
+            size: [0.0; 3],
+        };
+        Ok(Methods {
+            lac: Lac,
+            aps: aps(true, true),
+            raps: Raps {
+                allow_empty: true,
+                ..Raps::default()
+            },
+            ranks,
+            tallies: [fresh(), fresh(), fresh()],
+            draws: 0,
+        })
+    }
+
+    /// Tallies one draw for the three methods.
+    pub(super) fn add(&mut self, draw: &Draw<'_>, rng: &mut WorkspaceRng) -> Result<(), BoxError> {
+        let [t_lac, t_aps, t_raps] = &mut self.tallies;
+        tally(&self.lac, draw, &self.ranks, t_lac, rng)?;
+        tally(&self.aps, draw, &self.ranks, t_aps, rng)?;
+        tally(&self.raps, draw, &self.ranks, t_raps, rng)?;
+        self.draws += 1;
+        Ok(())
+    }
+
+    /// One [`Cell`] per method and level.
+    pub(super) fn cells(&self) -> Result<Vec<Cell>, BoxError> {
+        let mut cells = Vec::new();
+        for (t, &method) in self.tallies.iter().zip(&NAMES) {
+            for (a, &alpha) in ALPHAS.iter().enumerate() {
+                cells.push(Cell {
+                    method,
+                    alpha,
+                    covered: t.covered[a],
+                    draws: self.draws,
+                    size_sum: t.size[a],
+                    interval: wilson_interval(t.covered[a], self.draws, CONFIDENCE)?,
+                });
+            }
+        }
+        Ok(cells)
+    }
+}
+
+/// Coverage of the three [`Methods`] over `draws` calibration draws of the
+/// spec's model.
 pub fn coverage(
     ctx: &Context,
     rng: &mut WorkspaceRng,
     draws: usize,
 ) -> Result<Vec<Cell>, BoxError> {
-    let lac = Lac;
-    let aps = aps(true, true);
-    let raps = Raps {
-        allow_empty: true,
-        ..Raps::default()
-    };
-    let names = [
-        "LAC",
-        "APS (randomised)",
-        "RAPS (randomised, λ = 0.5, k_reg = 5)",
-    ];
-    let mut ranks = [0usize; 3];
-    for (r, &alpha) in ranks.iter_mut().zip(&ALPHAS) {
-        *r = quantile_index(N_CAL, alpha, QuantileRule::FiniteSample)?;
-    }
-    let mut tallies: Vec<Tally> = (0..3)
-        .map(|_| Tally {
-            covered: [0; 3],
-            size: [0.0; 3],
-        })
-        .collect();
+    let mut methods = Methods::new()?;
     let rows = N_CAL + 1;
     let mut done = 0;
     while done < draws {
@@ -151,43 +206,32 @@ pub fn coverage(
                 test: test_row.as_slice().ok_or("rows are contiguous")?,
                 y: labels[b],
             };
-            tally(&lac, &draw, &ranks, &mut tallies[0], rng)?;
-            tally(&aps, &draw, &ranks, &mut tallies[1], rng)?;
-            tally(&raps, &draw, &ranks, &mut tallies[2], rng)?;
+            methods.add(&draw, rng)?;
         }
         done += chunk;
         ctx.step();
     }
-    let mut cells = Vec::new();
-    for (t, &method) in tallies.iter().zip(&names) {
-        for (a, &alpha) in ALPHAS.iter().enumerate() {
-            cells.push(Cell {
-                method,
-                alpha,
-                covered: t.covered[a],
-                draws: draws as u64,
-                size_sum: t.size[a],
-                interval: wilson_interval(t.covered[a], draws as u64, CONFIDENCE)?,
-            });
-        }
-    }
-    Ok(cells)
+    methods.cells()
 }
 
-/// Number of progress steps of [`coverage`].
+/// Number of progress steps of [`coverage`] (and of the digits draws).
 pub fn steps(draws: usize) -> usize {
     draws.div_ceil(CHUNK)
 }
 
-/// The two checks of issue 33 per method and level, and the figures.
-pub fn checks(cells: &[Cell]) -> (Vec<Check>, Vec<Figure>) {
+/// Draws per progress step.
+pub const STEP_DRAWS: usize = CHUNK;
+
+/// The two checks of issue 33 per method and level, and the figures; each
+/// name starts with `label` (the data the draws come from).
+pub fn checks(cells: &[Cell], label: &str) -> (Vec<Check>, Vec<Figure>) {
     let mut checks = Vec::new();
     let mut figures = Vec::new();
     for c in cells {
         let (lo, hi) = (c.interval.lo, c.interval.hi);
         let (band_lo, band_hi) = c.band();
         let gap = (band_lo - hi).max(lo - band_hi).max(0.0);
-        let name = format!("{}, α = {}", c.method, c.alpha);
+        let name = format!("{label}: {}, α = {}", c.method, c.alpha);
         checks.push(
             Check::new(
                 format!(
