@@ -31,9 +31,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     let xor = inst.dynamics.eluder_outputs(&domain)?;
     let classes: Vec<(&str, Vec<Array2<f64>>)> = vec![
-        ("full tabular |X|=6", bernoulli_outputs(&full)),
-        ("one-parameter |X|=6", bernoulli_outputs(&one)),
-        ("singleton |X|=6", bernoulli_outputs(&single)),
+        ("full tabular |X|=6", bernoulli_outputs(&full)?),
+        ("one-parameter |X|=6", bernoulli_outputs(&one)?),
+        ("singleton |X|=6", bernoulli_outputs(&single)?),
         ("XOR dynamics |X|=8", xor),
     ];
     println!(

@@ -3,9 +3,10 @@
 //! |𝒫| = 8, |ℱ| = 4), with exact regret accounting (V*_c and V^π_c by DP per
 //! context): the spec's P6 at T ≤ 4000 (20 seeds, paired against greedy),
 //! the growth exponent of R_T over T ∈ {2¹⁰ … 2¹⁶} with a bootstrap
-//! interval, the confidence-set validity (P3) and optimism (P4) of the
-//! version space over 2000 seeds, and the Eluder dimensions of the spec's
-//! classes (P2). Tuned C values are reported next to the default, never
+//! interval, E-UC³RL against ε-greedy and explore-then-commit tuned in
+//! hindsight at T = 2¹⁶ (paired Wilcoxon), the confidence-set validity (P3)
+//! and optimism (P4) of the version space over 2000 seeds, and the Eluder
+//! dimensions of the spec's classes (P2). Tuned C values are reported next to the default, never
 //! instead of it.
 
 use crate::runner::{
@@ -14,6 +15,7 @@ use crate::runner::{
 use cmdp_eluder::agent::{
     Agent, EUc3rl, EUc3rlParams, GreedyPlugIn, VersionSpaceAgent, VersionSpaceParams,
 };
+use cmdp_eluder::baselines::{EpsilonGreedy, ExploreThenCommit};
 use cmdp_eluder::eluder::{bernoulli_outputs, eluder_dimension};
 use cmdp_eluder::instances::{Instance, xor_instance};
 use cmdp_eluder::metric::hellinger_metric;
@@ -50,11 +52,49 @@ pub const P3_EPISODES: usize = 200;
 pub const DELTA: f64 = 0.05;
 /// Bootstrap resamples of the growth exponent.
 pub const RESAMPLES: usize = 2000;
+/// The ε grid of the ε-greedy baseline (tuned at T = 2¹⁶, best in hindsight).
+pub const EPS_GRID: [f64; 4] = [0.003, 0.01, 0.03, 0.1];
+/// The exploration lengths m of explore-then-commit (tuned likewise).
+pub const ETC_GRID: [usize; 7] = [16, 32, 64, 128, 256, 1024, 4096];
+/// Mixed into an exploring agent's own seed so that its draws are not the
+/// environment's (which runs on the same seed).
+const EXPLORE_SALT: u64 = 0x9e37_79b9_7f4a_7c15;
 
-type Maker = dyn Fn(&Instance) -> Result<Box<dyn Agent>, BoxError>;
+/// Builds an agent for a run; the `u64` seeds an exploring agent's own draws.
+type Maker = dyn Fn(&Instance, u64) -> Result<Box<dyn Agent>, BoxError>;
+/// A baseline's tuning grid: a label per value and its agent.
+type TuningGrid = Vec<(String, Box<Maker>)>;
+
+fn eps_greedy(eps: f64) -> Box<Maker> {
+    Box::new(move |inst: &Instance, seed: u64| {
+        Ok(Box::new(EpsilonGreedy::new(
+            inst.cmdp.space().clone(),
+            inst.cmdp.contexts().n_contexts(),
+            2,
+            EnumerationLeastSquares::new(inst.rewards.clone()),
+            EnumerationLogLoss::new(inst.dynamics.clone()),
+            eps,
+            seed,
+        )?) as Box<dyn Agent>)
+    })
+}
+
+fn explore_then_commit(m: usize) -> Box<Maker> {
+    Box::new(move |inst: &Instance, seed: u64| {
+        Ok(Box::new(ExploreThenCommit::new(
+            inst.cmdp.space().clone(),
+            inst.cmdp.contexts().n_contexts(),
+            2,
+            EnumerationLeastSquares::new(inst.rewards.clone()),
+            EnumerationLogLoss::new(inst.dynamics.clone()),
+            m,
+            seed,
+        )?) as Box<dyn Agent>)
+    })
+}
 
 fn e_uc3rl(c: f64) -> Box<Maker> {
-    Box::new(move |inst: &Instance| {
+    Box::new(move |inst: &Instance, _| {
         Ok(Box::new(EUc3rl::new(
             inst.cmdp.space().clone(),
             inst.cmdp.contexts().n_contexts(),
@@ -70,7 +110,7 @@ fn e_uc3rl(c: f64) -> Box<Maker> {
 }
 
 fn greedy(doubling: bool) -> Box<Maker> {
-    Box::new(move |inst: &Instance| {
+    Box::new(move |inst: &Instance, _| {
         let g = GreedyPlugIn::new(
             inst.cmdp.space().clone(),
             inst.cmdp.contexts().n_contexts(),
@@ -87,7 +127,7 @@ fn greedy(doubling: bool) -> Box<Maker> {
 }
 
 fn version_space() -> Box<Maker> {
-    Box::new(|inst: &Instance| {
+    Box::new(|inst: &Instance, _| {
         Ok(Box::new(VersionSpaceAgent::new(
             inst.rewards.clone(),
             inst.dynamics.clone(),
@@ -108,7 +148,7 @@ fn regrets(
     let episodes = checkpoints.iter().copied().max().unwrap_or(1);
     let mut rows = Vec::with_capacity(seeds as usize);
     for i in 0..seeds {
-        let mut agent = make(inst)?;
+        let mut agent = make(inst, ctx.seed().wrapping_add(i) ^ EXPLORE_SALT)?;
         let trace = run_regret(
             &inst.cmdp,
             agent.as_mut(),
@@ -187,15 +227,19 @@ impl Reproduction for CmdpEluder {
     fn claim(&self) -> &'static str {
         "E-UC³RL (optimism with offline regression oracles, O(log T) oracle calls) has Õ(√T) regret on a CMDP with \
          realizable finite classes: at its default confidence constant its regret grows like √T up to log factors \
-         and, on the spec's XOR instance, R_4000/R_1000 ≤ 2.2 and R_4000 ≤ 0.5× a greedy plug-in agent's (spec P6); \
-         its version-space confidence sets are valid at level δ and optimistic."
+         and, on the spec's XOR instance, R_4000/R_1000 ≤ 2.2 and R_4000 ≤ 0.5× a greedy plug-in agent's (spec P6), \
+         and its regret at T = 2^16 is below ε-greedy's and explore-then-commit's, each tuned in hindsight; its \
+         version-space confidence sets are valid at level δ and optimistic."
     }
 
     fn run(&self, ctx: &Context) -> Result<Outcome, BoxError> {
         let quick = ctx.budget() == Budget::Quick;
         let (growth_seeds, long_seeds): (u64, u64) = if quick { (20, 4) } else { (50, 20) };
         ctx.set_steps(
-            P6_SEEDS * (3 + C_SWEEP.len() as u64) + 3 * growth_seeds + long_seeds + P3_SEEDS / 100,
+            P6_SEEDS * (3 + C_SWEEP.len() as u64)
+                + (3 + (EPS_GRID.len() + ETC_GRID.len()) as u64) * growth_seeds
+                + long_seeds
+                + P3_SEEDS / 100,
         );
         let inst = xor_instance(10, 8)?;
         let vstar = inst.cmdp.optimal_values()?.to_vec();
@@ -375,6 +419,74 @@ impl Reproduction for CmdpEluder {
             ),
         ]);
 
+        // Tuned exploring baselines: each grid value on the same seeds, the
+        // best mean R_T at T = 2^16 in hindsight (favours the baselines).
+        let mut tuned_lines = Vec::new();
+        let mut tuned_series = Vec::new();
+        let candidates: [(&str, TuningGrid); 2] = [
+            (
+                "ε-greedy",
+                EPS_GRID
+                    .iter()
+                    .map(|&e| (format!("ε = {e}"), eps_greedy(e)))
+                    .collect(),
+            ),
+            (
+                "explore-then-commit",
+                ETC_GRID
+                    .iter()
+                    .map(|&m| (format!("m = {m}"), explore_then_commit(m)))
+                    .collect(),
+            ),
+        ];
+        for (name, grid_makers) in candidates {
+            let mut best: Option<(String, Vec<Vec<f64>>, f64)> = None;
+            let mut tried = Vec::new();
+            for (label, make) in grid_makers {
+                ctx.set_message(format!("T = 2^16: {name}, {label}"));
+                let rows = regrets(ctx, &inst, &*make, growth_seeds, &grid)?;
+                let m = mean(&column(&rows, jt));
+                tried.push(format!("{label}: {m:.1}"));
+                if best.as_ref().is_none_or(|b| m < b.2) {
+                    best = Some((label, rows, m));
+                }
+            }
+            let (label, rows, m) = best.ok_or("empty tuning grid")?;
+            let base_t = column(&rows, jt);
+            let w = wilcoxon_signed_rank(
+                ArrayView1::from(&eu_t),
+                ArrayView1::from(&base_t),
+                Alternative::Less,
+            )?;
+            checks.push(
+                Check::new(
+                    format!(
+                        "E-UC³RL (C = 1) R_T < tuned {name} ({label}) R_T at T = 2^{} (means {:.1} vs {m:.1}), \
+                         one-sided paired Wilcoxon p",
+                        LOG2_GROWTH.1,
+                        mean(&eu_t)
+                    ),
+                    w.p_value,
+                    Relation::PValueBelow,
+                    0.05,
+                    "issue 34 (b): optimism against a baseline tuned in hindsight; paired by seed, level 0.05",
+                )
+                .with_seeds(growth_seeds as usize),
+            );
+            figures.push(Figure::new(
+                format!(
+                    "tuned {name} ({label}, best in hindsight): mean R_T at T = 2^{}",
+                    LOG2_GROWTH.1
+                ),
+                m,
+            ));
+            tuned_lines.push(format!("{name}: {}", tried.join(", ")));
+            tuned_series.push(Series::line(
+                format!("tuned {name} ({label})"),
+                mean_curve(&rows, &idx, &grid),
+            ));
+        }
+
         // Long horizon at the default C (a figure: beyond the burn-in).
         let long: Vec<usize> = (8..=LOG2_T_LONG).map(|k| 1usize << k).collect();
         ctx.set_message(format!("T = 2^{LOG2_T_LONG}: E-UC3RL (C = 1)"));
@@ -442,10 +554,14 @@ impl Reproduction for CmdpEluder {
                     .collect()
             })
             .collect();
-        let d_full = eluder_dimension(&bernoulli_outputs(&full), 0.05, hellinger_metric)?.dimension;
-        let d_single =
-            eluder_dimension(&bernoulli_outputs(&[vec![0.5; nx]]), 0.05, hellinger_metric)?
-                .dimension;
+        let d_full =
+            eluder_dimension(&bernoulli_outputs(&full)?, 0.05, hellinger_metric)?.dimension;
+        let d_single = eluder_dimension(
+            &bernoulli_outputs(&[vec![0.5; nx]])?,
+            0.05,
+            hellinger_metric,
+        )?
+        .dimension;
         checks.push(Check::new(
             "P2: d_E of the full tabular class (all maps of |X| = 6 points to Bern(0.2)/Bern(0.8)), Hellinger, ε = 0.05",
             d_full as f64,
@@ -463,7 +579,7 @@ impl Reproduction for CmdpEluder {
         let one: Vec<Vec<f64>> = [0.2, 0.4, 0.6, 0.8].iter().map(|&t| vec![t; nx]).collect();
         figures.push(Figure::new(
             "d_E of the one-parameter class (Bern(θ) at every point, θ ∈ {0.2, 0.4, 0.6, 0.8}), ε = 0.05",
-            eluder_dimension(&bernoulli_outputs(&one), 0.05, hellinger_metric)?.dimension as f64,
+            eluder_dimension(&bernoulli_outputs(&one)?, 0.05, hellinger_metric)?.dimension as f64,
         ));
         let xor2 = xor_instance(2, 8)?;
         let domain: Vec<(usize, usize, usize)> = (0..2)
@@ -522,15 +638,16 @@ impl Reproduction for CmdpEluder {
              whose sets contain the truth, the worst case is reported."
                 .into(),
         );
-        notes.push(
+        notes.push(format!(
             "Greedy is a strawman by design of the instance: every reward model agrees on the safe action, so greedy \
              (ties → model 0) never tries the risky action that pays +0.4 on odd contexts; its comparisons at \
-             T = 2^16 are figures. Still missing from issue 34 (need new crate code): tuned ε-greedy and \
-             explore-then-commit baselines and the check E-UC³RL ≤ each at T = 2^16 (paired Wilcoxon); regret as \
-             measured without the clamp at 0 in `regret.rs` (V* is the per-context optimum, so the clamp only hides \
-             rounding, but the issue asks for it gone); hostile-input proptests; the per-episode cost profile."
-                .into(),
-        );
+             T = 2^16 are figures. The comparisons that decide are against exploring baselines: ε-greedy (a uniformly \
+             random deterministic policy with probability ε per episode, plug-in policy otherwise, refits on the \
+             doubling schedule) and explore-then-commit (m random episodes, then one fit and the plug-in policy), each \
+             tuned over its grid on the evaluation seeds themselves (best mean R_T at T = 2^16 in hindsight, which \
+             favours the baselines). Mean R_T at 2^16 per grid value: {}.",
+            tuned_lines.join("; ")
+        ));
         notes.push(
             "Budgets: quick runs 20 growth seeds and 4 long-run seeds (~8 s of CPU); full runs 50 and 20 (~26 s of \
              CPU, 80 s wall on a busy 2-core machine). P6, P3 and P4 use the spec's seed counts at both budgets."
@@ -551,25 +668,29 @@ impl Reproduction for CmdpEluder {
                 ),
                 x_label: "episodes T".into(),
                 y_label: "R_T".into(),
-                series: vec![
-                    Series::line("E-UC³RL (C = 1)", mean_curve(&eg, &idx, &grid)),
-                    Series::line("version space", mean_curve(&vg, &idx, &grid)),
-                    Series::line("greedy (doubling refits)", mean_curve(&gg, &idx, &grid)),
-                    Series::line(
-                        format!("E-UC³RL (C = 1), to 2^{LOG2_T_LONG}"),
-                        long_curve.clone(),
-                    ),
-                    Series::line(
-                        format!("√T through E-UC³RL at 2^{}", LOG2_GROWTH.1),
-                        long_curve
-                            .iter()
-                            .map(|&(t, _)| {
-                                let r = mean(&eu_t);
-                                (t, r * (t / t_max as f64).sqrt())
-                            })
-                            .collect(),
-                    ),
-                ],
+                series: [
+                    vec![
+                        Series::line("E-UC³RL (C = 1)", mean_curve(&eg, &idx, &grid)),
+                        Series::line("version space", mean_curve(&vg, &idx, &grid)),
+                        Series::line("greedy (doubling refits)", mean_curve(&gg, &idx, &grid)),
+                        Series::line(
+                            format!("E-UC³RL (C = 1), to 2^{LOG2_T_LONG}"),
+                            long_curve.clone(),
+                        ),
+                        Series::line(
+                            format!("√T through E-UC³RL at 2^{}", LOG2_GROWTH.1),
+                            long_curve
+                                .iter()
+                                .map(|&(t, _)| {
+                                    let r = mean(&eu_t);
+                                    (t, r * (t / t_max as f64).sqrt())
+                                })
+                                .collect(),
+                        ),
+                    ],
+                    tuned_series,
+                ]
+                .concat(),
                 log_x: true,
                 log_y: true,
             },

@@ -64,6 +64,17 @@
 //!   iteration in topological order) and only the y = 0 layer iterates; the
 //!   paper uses function approximation and has no tabular solver.
 //!
+//! ## Scope
+//!
+//! The paper's learning experiments train deep agents (TD3-max on
+//! PointMaze and the Fetch robotics tasks, PPO-max). Those are **not**
+//! reproduced here: no registry ships the environments, and at this scale
+//! tabular Q-learning is the honest test of the claim. The runner decides
+//! "max-reward learning reaches the goal where sum-reward learning gets
+//! stuck" in a continuing slippery DSP maze with both agents at the same γ,
+//! exploration schedule, budget and seeds; the deep-agent targets
+//! ([`targets`]) are provided and tested against closed forms, not trained.
+//!
 //! The worked example: in the stochastic trap the max-reward values of the
 //! two first actions are 0.700 and 0.675, and Gottipati's operator prefers
 //! the wrong one.
