@@ -246,7 +246,7 @@ fn replicate(
 ) -> Result<SeedResult, BoxError> {
     let mut rng = seeded(sub_seed(ctx.seed(), s, 0));
     let g = low_rank(M, M, RANK, &mut rng)?;
-    let n_obs = count_for_fraction(M, M, frac);
+    let n_obs = count_for_fraction(M, M, frac)?;
     let obs = sample(
         &g,
         TrueLink::RATINGS,
@@ -594,7 +594,7 @@ impl Reproduction for MatrixCompletion {
             .first()
             .and_then(|r| r.frmc.as_ref())
             .ok_or("no FRMC on the first seed")?;
-        let z = frmc.latent();
+        let z = frmc.latent()?;
         let mut zs: Vec<f64> = z.iter().copied().collect();
         zs.sort_by(f64::total_cmp);
         let (z_lo, z_hi) = (zs[zs.len() / 100], zs[zs.len() * 99 / 100]);
@@ -605,14 +605,14 @@ impl Reproduction for MatrixCompletion {
                 frmc.offset() + frmc.link().value(zq),
             ));
         }
-        let link_plot = |m: &DeepMf, label: &str| {
-            Series::line(
+        let link_plot = |m: &DeepMf, label: &str| -> Result<Series, BoxError> {
+            Ok(Series::line(
                 label.to_string(),
-                m.link_table(z_lo, z_hi, 60)
+                m.link_table(z_lo, z_hi, 60)?
                     .into_iter()
                     .map(|(z, f)| (z, m.offset() + f))
                     .collect(),
-            )
+            ))
         };
         let per_seed: Vec<Series> = NAMES
             .iter()
@@ -662,8 +662,8 @@ impl Reproduction for MatrixCompletion {
                 x_label: "latent value z".into(),
                 y_label: "predicted rating".into(),
                 series: vec![
-                    link_plot(frmc, "FRMC on L = 3"),
-                    link_plot(frmc_w, "FRMC on L = 3 weighted"),
+                    link_plot(frmc, "FRMC on L = 3")?,
+                    link_plot(frmc_w, "FRMC on L = 3 weighted")?,
                     Series::line(
                         "b + z (identity link, for reference)",
                         vec![(z_lo, frmc.offset() + z_lo), (z_hi, frmc.offset() + z_hi)],

@@ -40,7 +40,7 @@ fn identity_link_predicts_exactly_the_schatten_model() {
         ..TrainConfig::default()
     };
     let f = fit(&train, None, &cfg, &mut seeded(2)).unwrap();
-    let z = f.model.latent();
+    let z = f.model.latent().unwrap();
     let b = f.model.offset();
     for (i, j, _) in train.iter() {
         let p = f.model.predict(i, j).unwrap();

@@ -149,7 +149,7 @@ fn one_run(
         learner.run_episode(&mut rng);
         train_secs += t0.elapsed().as_secs_f64();
         if e % eval_every == 0 {
-            nsw.push(dp::greedy_value(&learner, env, 1.0));
+            nsw.push(dp::greedy_value(&learner, env, 1.0)?);
         }
     }
     let curve = LearningCurve {
