@@ -78,7 +78,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 l.run_episode(&mut rng);
                 secs += t0.elapsed().as_secs_f64();
                 if e % every == 0 {
-                    let ok = dp::greedy_value(&l, &env, gamma) >= exact.value - 1e-9;
+                    let ok = dp::greedy_value(&l, &env, gamma)? >= exact.value - 1e-9;
                     first = if ok { first.or(Some(e)) } else { None };
                 }
             }

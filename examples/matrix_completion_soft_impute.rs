@@ -71,7 +71,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let f = fit(&obs, None, &cfg, &mut seeded(1))?;
     let deep = n * f.model.objective(&obs, cfg.lambda, None)?;
-    let convex = soft_impute_objective(&obs, f.model.latent().view(), lambda)?;
+    let convex = soft_impute_objective(&obs, f.model.latent()?.view(), lambda)?;
     println!(
         "deep L = 2 (Adam, {epochs} epochs): N·J = {deep:.10}, convex objective of its Z = {convex:.10}"
     );

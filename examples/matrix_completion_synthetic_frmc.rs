@@ -21,7 +21,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &g,
         TrueLink::RATINGS,
         Sampling::PowerLaw { alpha: 1.0 },
-        count_for_fraction(300, 300, 0.08),
+        count_for_fraction(300, 300, 0.08)?,
         0.1,
         &mut rng,
     )?;
@@ -102,7 +102,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "\nFRMC's learned link (Lipschitz {:.3}, cap 3), at latent quantiles:",
         f.model.link().lipschitz()
     );
-    let z = f.model.latent();
+    let z = f.model.latent()?;
     let mut zs: Vec<f64> = z.iter().copied().collect();
     zs.sort_by(f64::total_cmp);
     println!("  quantile   z        b + f(z)   (linear: b + z)");

@@ -60,16 +60,51 @@ impl ExactSolution {
     /// the full memory. O(states·A).
     ///
     /// # Errors
-    /// [`Error::CounterfactualNeedsFullMemory`] when the learner's memory is not the full counts.
+    /// [`Error::CounterfactualNeedsFullMemory`] when the learner's memory is
+    /// not the full counts; [`Error::DimensionMismatch`] when the learner is
+    /// for another environment (stakeholders, horizon, actions or states).
     pub fn sup_error<E: FairEnv>(&self, learner: &FairQcm<'_, E>) -> Result<f64> {
         if learner.memory().kind() != MemoryKind::Full {
             return Err(Error::CounterfactualNeedsFullMemory {
                 memory: learner.memory().kind().name(),
             });
         }
+        let lm = learner.memory();
+        let q = &learner.table().q;
+        for (what, expected, got) in [
+            (
+                "learner stakeholders",
+                self.memory.n_stakeholders(),
+                lm.n_stakeholders(),
+            ),
+            (
+                "learner horizon",
+                self.memory.cap() as usize,
+                lm.cap() as usize,
+            ),
+            ("learner actions", self.q.ncols(), q.ncols()),
+        ] {
+            if expected != got {
+                return Err(Error::DimensionMismatch {
+                    what,
+                    expected,
+                    got,
+                });
+            }
+        }
+        if let Some(&(s, _)) = self
+            .index
+            .keys()
+            .find(|&&(s, c)| learner.row(s, c) >= q.nrows())
+        {
+            return Err(Error::StateOutOfRange {
+                state: s,
+                n_states: q.nrows() / lm.n_codes().max(1),
+            });
+        }
         let mut worst: f64 = 0.0;
         for (&(s, c), &i) in &self.index {
-            let row = learner.table().q.row(learner.row(s, c));
+            let row = q.row(learner.row(s, c));
             for (x, y) in row.iter().zip(self.q.row(i)) {
                 worst = worst.max((x - y).abs());
             }

@@ -27,6 +27,14 @@ pub struct EnvOutcome {
 }
 
 /// An episodic multi-stakeholder environment with count utilities.
+///
+/// The methods taking a state `s`, an action `a` or counts are the
+/// learners' hot path and do not validate: they expect `s < n_states()`,
+/// `a < n_actions()` and `n_stakeholders()` counts. Outside that contract
+/// the crate's environments return meaningless values (an out-of-range
+/// action is an absent person or applicant; arithmetic saturates or wraps)
+/// but never panic. The checked entry points ([`crate::counterfactual`],
+/// [`crate::FairQcm::q`], [`crate::dp::greedy_value`]) return typed errors.
 pub trait FairEnv {
     /// Number N of stakeholders (length of the count vector).
     fn n_stakeholders(&self) -> usize;
@@ -53,6 +61,19 @@ pub trait FairEnv {
     /// Whether (s, counts) can occur at a non-terminal step of some episode
     /// (used to skip impossible counterfactual memories).
     fn feasible(&self, s: usize, counts: &[u32]) -> bool;
+}
+
+/// Whether person/applicant `a` is present in `mask` (false for any `a`
+/// beyond the mask's bits).
+fn present_in(mask: usize, a: usize) -> bool {
+    mask.checked_shr(a as u32).is_some_and(|m| m & 1 == 1) && a < usize::BITS as usize
+}
+
+/// Σ counts + d, saturating.
+fn elapsed(counts: &[u32], d: usize) -> usize {
+    counts
+        .iter()
+        .fold(d, |acc, &c| acc.saturating_add(c as usize))
 }
 
 /// Probability of a presence mask under independent presences p.
@@ -141,12 +162,27 @@ impl Donut {
     ///
     /// # Errors
     /// [`Error::NoStakeholders`] for no people; [`Error::InvalidProbability`];
-    /// [`Error::InvalidParameter`] for T = 0 or more than 16 people;
+    /// [`Error::InvalidParameter`] for T = 0, more than 16 people, or
+    /// 2ᴺ·(T + 1) states overflowing `usize`;
     /// the welfare's errors ([`Welfare::check`]).
     pub fn new(cfg: DonutConfig) -> Result<Self> {
         check_presence(&cfg.presence, "presence")?;
         cfg.welfare.check(cfg.presence.len())?;
         check::at_least(cfg.horizon, 1, "horizon", "at least 1")?;
+        let n = cfg.presence.len(); // ≤ 16 (check_presence)
+        // n_states = 2^N·(T + 1) must fit in usize.
+        if cfg
+            .horizon
+            .checked_add(1)
+            .and_then(|t| t.checked_mul(1usize << n))
+            .is_none()
+        {
+            return Err(Error::InvalidParameter {
+                name: "horizon",
+                value: cfg.horizon as f64,
+                expected: "2^N·(T + 1) states that fit in usize",
+            });
+        }
         Ok(Donut { cfg })
     }
 
@@ -161,8 +197,9 @@ impl Donut {
     }
 
     /// The state code of (presence mask, drops).
+    /// (Wrapping arithmetic: meaningful for mask < 2ᴺ and drops ≤ T, never a panic.)
     pub fn state(&self, mask: usize, drops: usize) -> usize {
-        mask + (drops << self.cfg.presence.len())
+        mask.wrapping_add(drops.wrapping_shl(self.cfg.presence.len() as u32))
     }
 }
 
@@ -190,8 +227,8 @@ impl FairEnv for Donut {
     }
     fn outcomes(&self, s: usize, a: usize) -> Vec<EnvOutcome> {
         let (mask, d) = self.split(s);
-        let present = mask >> a & 1 == 1;
-        let d2 = if present { d } else { d + 1 };
+        let present = present_in(mask, a);
+        let d2 = if present { d } else { d.saturating_add(1) };
         masks(&self.cfg.presence)
             .into_iter()
             .map(|(prob, m2)| EnvOutcome {
@@ -204,8 +241,8 @@ impl FairEnv for Donut {
     }
     fn sample<R: Rng + ?Sized>(&self, s: usize, a: usize, rng: &mut R) -> EnvOutcome {
         let (mask, d) = self.split(s);
-        let present = mask >> a & 1 == 1;
-        let d2 = if present { d } else { d + 1 };
+        let present = present_in(mask, a);
+        let d2 = if present { d } else { d.saturating_add(1) };
         let m2 = sample_mask(&self.cfg.presence, rng);
         EnvOutcome {
             prob: 1.0,
@@ -223,11 +260,11 @@ impl FairEnv for Donut {
     }
     fn terminal(&self, next: usize, counts_next: &[u32]) -> bool {
         let (_, d) = self.split(next);
-        counts_next.iter().map(|&c| c as usize).sum::<usize>() + d >= self.cfg.horizon
+        elapsed(counts_next, d) >= self.cfg.horizon
     }
     fn feasible(&self, s: usize, counts: &[u32]) -> bool {
         let (_, d) = self.split(s);
-        counts.iter().map(|&c| c as usize).sum::<usize>() + d < self.cfg.horizon
+        elapsed(counts, d) < self.cfg.horizon
     }
 }
 
@@ -316,10 +353,12 @@ impl Lending {
         }
         check::at_least(cfg.horizon, 1, "horizon", "at least 1")?;
         let t = cfg.horizon;
+        // Every factor checked: 2T + 1 and T + 1 themselves overflow for T
+        // near usize::MAX.
         let n_states = (1usize << k)
             .checked_mul(1usize << (3 * k))
-            .and_then(|x| x.checked_mul(2 * t + 1))
-            .and_then(|x| x.checked_mul(t + 1));
+            .and_then(|x| x.checked_mul(t.checked_mul(2)?.checked_add(1)?))
+            .and_then(|x| x.checked_mul(t.checked_add(1)?));
         match n_states {
             Some(n_states) => Ok(Lending { cfg, n_states }),
             None => bad("horizon", t as f64, "a state space that fits in usize"),
@@ -347,20 +386,25 @@ impl Lending {
         (mask, credits, r % span, r / span)
     }
 
-    /// Encodes (mask, credits, success counter, wasted steps).
+    /// Encodes (mask, credits, success counter, wasted steps), the inverse
+    /// of [`Lending::decode`] for valid parts (mask < 2ᴷ, K credits ≤ 7,
+    /// success ≤ 2T, d ≤ T); other parts give a meaningless code (wrapping
+    /// arithmetic), never a panic. O(K).
     pub fn encode(&self, mask: usize, credits: &[u32], success: usize, d: usize) -> usize {
-        let k = self.cfg.presence.len();
-        let code: usize = credits
-            .iter()
-            .enumerate()
-            .map(|(i, &c)| (c as usize) << (3 * i))
-            .sum();
-        mask + ((code + ((success + (2 * self.cfg.horizon + 1) * d) << (3 * k))) << k)
+        let k = self.cfg.presence.len() as u32;
+        let shl = |x: usize, by: u32| x.checked_shl(by).unwrap_or(0);
+        let code: usize = credits.iter().enumerate().fold(0usize, |acc, (i, &c)| {
+            acc.wrapping_add(shl(c as usize, 3u32.saturating_mul(i as u32)))
+        });
+        let span = self.cfg.horizon.wrapping_mul(2).wrapping_add(1);
+        let rest = success.wrapping_add(span.wrapping_mul(d));
+        mask.wrapping_add(shl(code.wrapping_add(shl(rest, 3 * k)), k))
     }
 
-    /// Repayment probability of a credit score, (c + 2)/10.
+    /// Repayment probability of a credit score, (c + 2)/10 (credits above
+    /// 7, the maximum, count as 7). O(1).
     pub fn repay_prob(credit: u32) -> f64 {
-        f64::from(credit + 2) / 10.0
+        f64::from(credit.min(MAX_CREDIT) + 2) / 10.0
     }
 
     /// The outcome branches of (s, a) before the presence draw: (prob, credits', success', d', gain, valid).
@@ -371,8 +415,8 @@ impl Lending {
         a: usize,
     ) -> Vec<(f64, Vec<u32>, usize, usize, Option<usize>, bool)> {
         let (mask, credits, succ, d) = self.decode(s);
-        if mask >> a & 1 == 0 {
-            return vec![(1.0, credits, succ, d + 1, None, false)];
+        if !present_in(mask, a) {
+            return vec![(1.0, credits, succ, d.saturating_add(1), None, false)];
         }
         let g = self.cfg.groups[a];
         let q = Lending::repay_prob(credits[a]);
@@ -467,10 +511,10 @@ impl FairEnv for Lending {
     }
     fn terminal(&self, next: usize, counts_next: &[u32]) -> bool {
         let (_, _, _, d) = self.decode(next);
-        counts_next.iter().map(|&c| c as usize).sum::<usize>() + d >= self.cfg.horizon
+        elapsed(counts_next, d) >= self.cfg.horizon
     }
     fn feasible(&self, s: usize, counts: &[u32]) -> bool {
         let (_, _, _, d) = self.decode(s);
-        counts.iter().map(|&c| c as usize).sum::<usize>() + d < self.cfg.horizon
+        elapsed(counts, d) < self.cfg.horizon
     }
 }

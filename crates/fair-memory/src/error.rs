@@ -74,6 +74,13 @@ pub enum Error {
         /// The domain, in words.
         expected: &'static str,
     },
+    /// The welfare of finite utilities exceeds f64's range (it is computed
+    /// scaled first, so only a true value beyond ±f64::MAX gets here).
+    #[error("welfare {welfare} of these utilities exceeds f64's range")]
+    WelfareOverflow {
+        /// The welfare.
+        welfare: &'static str,
+    },
     /// A vector has the wrong length.
     #[error("{what} has length {got}, expected {expected}")]
     DimensionMismatch {

@@ -147,16 +147,74 @@ pub struct Counterfactual {
 
 /// The counterfactual memories C(m) \ {m} of `set`, restricted to those with
 /// (s, m̃) feasible in `env`, in lexicographic order of codes. O(|C|·N).
+///
+/// # Errors
+/// [`Error::DimensionMismatch`] when `memory` is not for `env`'s N
+/// stakeholders or `m` has the wrong length; [`Error::MemoryOutOfRange`];
+/// [`Error::StateOutOfRange`]; [`Error::InvalidParameter`] for a window of
+/// width 0; [`Error::TableTooLarge`] when the set would hold more than
+/// [`MAX_TABLE_ENTRIES`] memories.
 pub fn counterfactual_memories<E: FairEnv>(
     env: &E,
     memory: &Memory,
     set: CounterfactualSet,
     s: usize,
     m: &[u32],
-) -> Vec<Vec<u32>> {
+) -> Result<Vec<Vec<u32>>> {
+    check_memory_for(env, memory)?;
+    memory.try_encode(m)?;
+    check_state(env, s)?;
+    let per = match set {
+        CounterfactualSet::None => 0u128,
+        CounterfactualSet::Window { width, .. } => {
+            check::at_least(width as usize, 1, "width", "at least 1")?;
+            u128::from(width.min(memory.cap() + 1))
+        }
+        CounterfactualSet::All => u128::from(memory.cap()) + 1,
+    };
+    let size = (0..m.len()).try_fold(1u128, |acc, _| acc.checked_mul(per));
+    match size {
+        Some(n) if n <= MAX_TABLE_ENTRIES => {}
+        _ => {
+            return Err(Error::TableTooLarge {
+                entries: size.unwrap_or(u128::MAX),
+                limit: MAX_TABLE_ENTRIES,
+            });
+        }
+    }
     let mut out = Vec::new();
     for_each_counterfactual(env, memory, set, s, m, |x| out.push(x.to_vec()));
-    out
+    Ok(out)
+}
+
+/// Fails unless `memory` is for `env`'s stakeholders and horizon.
+fn check_memory_for<E: FairEnv>(env: &E, memory: &Memory) -> Result<()> {
+    if memory.n_stakeholders() != env.n_stakeholders() {
+        return Err(Error::DimensionMismatch {
+            what: "memory (stakeholders of the environment)",
+            expected: env.n_stakeholders(),
+            got: memory.n_stakeholders(),
+        });
+    }
+    if memory.cap() as usize != env.horizon() {
+        return Err(Error::InvalidParameter {
+            name: "memory cap",
+            value: f64::from(memory.cap()),
+            expected: "the environment's horizon T",
+        });
+    }
+    Ok(())
+}
+
+fn check_state<E: FairEnv>(env: &E, s: usize) -> Result<()> {
+    if s < env.n_states() {
+        Ok(())
+    } else {
+        Err(Error::StateOutOfRange {
+            state: s,
+            n_states: env.n_states(),
+        })
+    }
 }
 
 /// Calls `f` on each memory of [`counterfactual_memories`], without allocating a list.
@@ -173,9 +231,15 @@ fn for_each_counterfactual<E: FairEnv, F: FnMut(&[u32])>(
     let (lo, hi): (Vec<u32>, Vec<u32>) = match set {
         CounterfactualSet::None => return,
         CounterfactualSet::Window { offset, width } => (
-            m.iter().map(|&x| (x + offset).min(cap + 1)).collect(),
             m.iter()
-                .map(|&x| (x + offset + width - 1).min(cap))
+                .map(|&x| x.saturating_add(offset).min(cap.saturating_add(1)))
+                .collect(),
+            m.iter()
+                .map(|&x| {
+                    x.saturating_add(offset)
+                        .saturating_add(width.saturating_sub(1))
+                        .min(cap)
+                })
                 .collect(),
         ),
         CounterfactualSet::All => (vec![0; n], vec![cap; n]),
@@ -205,7 +269,13 @@ fn for_each_counterfactual<E: FairEnv, F: FnMut(&[u32])>(
 }
 
 /// The counterfactual experience of memory m̃ for the real step (s, a) → `o`:
-/// what the environment returns when its memory is forced to m̃ (P3).
+/// what the environment returns when its memory is forced to m̃ (P3). O(N).
+///
+/// # Errors
+/// As [`counterfactual_memories`] for `memory` and `m_tilde`;
+/// [`Error::StateOutOfRange`] for `s` or `o.next`;
+/// [`Error::ActionOutOfRange`]; [`Error::DimensionMismatch`] for a gain
+/// that is not a stakeholder index.
 pub fn counterfactual<E: FairEnv>(
     env: &E,
     memory: &Memory,
@@ -213,15 +283,24 @@ pub fn counterfactual<E: FairEnv>(
     a: usize,
     o: &EnvOutcome,
     m_tilde: &[u32],
-) -> Counterfactual {
+) -> Result<Counterfactual> {
+    check_memory_for(env, memory)?;
+    check_state(env, s)?;
+    check_state(env, o.next)?;
+    if a >= env.n_actions() {
+        return Err(Error::ActionOutOfRange {
+            action: a,
+            n_actions: env.n_actions(),
+        });
+    }
     let mut next = vec![0; m_tilde.len()];
-    memory.update(m_tilde, o.gain, &mut next);
-    Counterfactual {
+    memory.update(m_tilde, o.gain, &mut next)?;
+    Ok(Counterfactual {
         reward: env.reward(s, a, o, &next),
         terminal: env.terminal(o.next, &next),
         memory: m_tilde.to_vec(),
         next_memory: next,
-    }
+    })
 }
 
 /// Statistics of one training episode.
@@ -313,18 +392,31 @@ impl<'e, E: FairEnv> FairQcm<'e, E> {
         self.episodes
     }
 
-    /// The table row of (s, code).
+    /// The table row s·|M| + code of (s, code), for indexing [`FairQcm::table`]
+    /// (wrapping arithmetic: meaningful only for s < n_states, code < |M|).
     pub fn row(&self, s: usize, code: usize) -> usize {
-        s * self.n_mem + code
+        s.wrapping_mul(self.n_mem).wrapping_add(code)
     }
 
-    /// Q(s, m, ·).
-    pub fn q(&self, s: usize, m: &[u32]) -> ArrayView1<'_, f64> {
-        self.table.q.row(self.row(s, self.memory.encode(m)))
+    /// Q(s, m, ·). O(N + A).
+    ///
+    /// # Errors
+    /// [`Error::StateOutOfRange`]; [`Memory::try_encode`]'s errors for `m`.
+    pub fn q(&self, s: usize, m: &[u32]) -> Result<ArrayView1<'_, f64>> {
+        check_state(self.env, s)?;
+        Ok(self.table.q.row(self.row(s, self.memory.try_encode(m)?)))
     }
 
-    /// The greedy action argmaxₐ Q(s, m, a) (lowest index among ties).
-    pub fn greedy(&self, s: usize, m: &[u32]) -> usize {
+    /// The greedy action argmaxₐ Q(s, m, a) (lowest index among ties). O(N + A).
+    ///
+    /// # Errors
+    /// As [`FairQcm::q`].
+    pub fn greedy(&self, s: usize, m: &[u32]) -> Result<usize> {
+        check_state(self.env, s)?;
+        Ok(self.greedy_unchecked(s, m))
+    }
+
+    fn greedy_unchecked(&self, s: usize, m: &[u32]) -> usize {
         self.table.greedy(self.row(s, self.memory.encode(m)))
     }
 
@@ -379,7 +471,7 @@ impl<'e, E: FairEnv> FairQcm<'e, E> {
             if let Some(g) = o.gain {
                 u2[g] += 1;
             }
-            self.memory.update(&m, o.gain, &mut m2);
+            self.memory.update_unchecked(&m, o.gain, &mut m2);
             let r = env.reward(s, a, &o, &u2);
             let end = env.terminal(o.next, &u2);
             let next_row = self.row(o.next, self.memory.encode(&m2));
@@ -395,7 +487,7 @@ impl<'e, E: FairEnv> FairQcm<'e, E> {
                 let set = self.params.counterfactuals;
                 let mut pending: Vec<(usize, f64)> = Vec::new();
                 for_each_counterfactual(env, &mem, set, s, &m, |mt| {
-                    mem.update(mt, o.gain, &mut cf_next);
+                    mem.update_unchecked(mt, o.gain, &mut cf_next);
                     let rt = env.reward(s, a, &o, &cf_next);
                     let endt = env.terminal(o.next, &cf_next);
                     let nrow = o.next * self.n_mem + mem.encode(&cf_next);
@@ -496,7 +588,9 @@ pub fn learning_curve<E: FairEnv, R: Rng + ?Sized>(
         learner.run_episode(rng);
         if e % eval_every == 0 {
             curve.episodes.push(e);
-            curve.values.push(greedy_value(&learner, env, params.gamma));
+            curve
+                .values
+                .push(greedy_value_unchecked(&learner, env, params.gamma));
         }
     }
     Ok(curve)
@@ -506,7 +600,36 @@ pub fn learning_curve<E: FairEnv, R: Rng + ?Sized>(
 /// learner's greedy policy π(s, m) = argmaxₐ Q(s, m, a), on the true
 /// process (state, true counts u, memory m), by memoised recursion over the
 /// reachable (s, u, m). Works for every memory kind. O(reachable·A·outcomes).
-pub fn greedy_value<E: FairEnv>(learner: &FairQcm<'_, E>, env: &E, gamma: f64) -> f64 {
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for γ ∉ (0, 1]; [`Error::DimensionMismatch`]
+/// when `env` does not have the learner's environment's states, actions,
+/// stakeholders and horizon.
+pub fn greedy_value<E: FairEnv>(learner: &FairQcm<'_, E>, env: &E, gamma: f64) -> Result<f64> {
+    check::left_open_interval(gamma, 0.0, 1.0, "gamma", "in (0, 1]")?;
+    let own = learner.env;
+    for (what, expected, got) in [
+        ("environment states", own.n_states(), env.n_states()),
+        ("environment actions", own.n_actions(), env.n_actions()),
+        (
+            "environment stakeholders",
+            own.n_stakeholders(),
+            env.n_stakeholders(),
+        ),
+        ("environment horizon", own.horizon(), env.horizon()),
+    ] {
+        if expected != got {
+            return Err(Error::DimensionMismatch {
+                what,
+                expected,
+                got,
+            });
+        }
+    }
+    Ok(greedy_value_unchecked(learner, env, gamma))
+}
+
+fn greedy_value_unchecked<E: FairEnv>(learner: &FairQcm<'_, E>, env: &E, gamma: f64) -> f64 {
     let mem = learner.memory();
     let full = Memory::new(MemoryKind::Full, env.n_stakeholders(), env.horizon())
         .unwrap_or_else(|_| mem.clone());
@@ -534,7 +657,7 @@ fn value_rec<E: FairEnv>(
     if let Some(&v) = memo.get(&key) {
         return v;
     }
-    let a = learner.greedy(s, m);
+    let a = learner.greedy_unchecked(s, m);
     let mut u2 = u.to_vec();
     let mut m2 = m.to_vec();
     let mut v = 0.0;
@@ -543,7 +666,7 @@ fn value_rec<E: FairEnv>(
         if let Some(g) = o.gain {
             u2[g] += 1;
         }
-        mem.update(m, o.gain, &mut m2);
+        mem.update_unchecked(m, o.gain, &mut m2);
         let r = env.reward(s, a, &o, &u2);
         let cont = if env.terminal(o.next, &u2) {
             0.0

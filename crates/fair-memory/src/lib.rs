@@ -52,7 +52,7 @@
 //! let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
 //! learner.train(300, &mut rng, |_| {});
 //! // The greedy policy alternates the donuts: optimal anytime NSW.
-//! assert!((dp::greedy_value(&learner, &env, 0.99) - exact.value).abs() < 1e-9);
+//! assert!((dp::greedy_value(&learner, &env, 0.99)? - exact.value).abs() < 1e-9);
 //! # Ok::<(), fair_memory::Error>(())
 //! ```
 #![deny(missing_docs)]

@@ -116,10 +116,12 @@ impl Memory {
         let overflow = || Error::HorizonTooLargeForEncoding {
             horizon,
             stakeholders: n,
-            bits: n as u64 * u64::from(bits_per),
+            bits: (n as u64).saturating_mul(u64::from(bits_per)),
             available: usize::BITS,
         };
-        let mut strides = Vec::with_capacity(n);
+        // No capacity up front: radix ≥ 2, so a huge N overflows below
+        // after at most 64 strides, before any large allocation.
+        let mut strides = Vec::new();
         let mut acc: usize = 1;
         for _ in 0..n {
             strides.push(acc);
@@ -163,7 +165,36 @@ impl Memory {
     /// The update m' = μ(m, Δ) with Δ = e_g (or nothing), written to `out`
     /// (same length N). O(N). Entries saturate at T (never reached from a
     /// valid history of length ≤ T).
-    pub fn update(&self, m: &[u32], gain: Option<usize>, out: &mut [u32]) {
+    ///
+    /// # Errors
+    /// [`Error::DimensionMismatch`] when `m` or `out` does not have N
+    /// entries or `gain` is not a stakeholder index (< N);
+    /// [`Error::MemoryOutOfRange`] for an entry of `m` above T.
+    pub fn update(&self, m: &[u32], gain: Option<usize>, out: &mut [u32]) -> Result<()> {
+        self.try_encode(m)?;
+        if out.len() != self.n {
+            return Err(Error::DimensionMismatch {
+                what: "memory output",
+                expected: self.n,
+                got: out.len(),
+            });
+        }
+        if let Some(g) = gain
+            && g >= self.n
+        {
+            return Err(Error::DimensionMismatch {
+                what: "gain (a stakeholder index; expected is the count N)",
+                expected: self.n,
+                got: g,
+            });
+        }
+        self.update_unchecked(m, gain, out);
+        Ok(())
+    }
+
+    /// [`Memory::update`] without checks, for the learners' hot path
+    /// (arguments valid by construction).
+    pub(crate) fn update_unchecked(&self, m: &[u32], gain: Option<usize>, out: &mut [u32]) {
         out.copy_from_slice(m);
         if self.kind == MemoryKind::None {
             out.iter_mut().for_each(|x| *x = 0);
@@ -188,16 +219,18 @@ impl Memory {
         }
     }
 
-    /// code(m) = Σᵢ mᵢ·(T + 1)ⁱ (0 for no memory); no checks. O(N).
+    /// code(m) = Σᵢ mᵢ·(T + 1)ⁱ (0 for no memory); no checks, for the
+    /// learners' hot path: for a memory that [`Memory::try_encode`] rejects
+    /// (wrong length, an entry above T) the code is meaningless (computed
+    /// with wrapping arithmetic, never a panic). O(N).
     #[inline]
     pub fn encode(&self, m: &[u32]) -> usize {
         if self.kind == MemoryKind::None {
             return 0;
         }
-        m.iter()
-            .zip(&self.strides)
-            .map(|(&x, &s)| x as usize * s)
-            .sum()
+        m.iter().zip(&self.strides).fold(0usize, |acc, (&x, &s)| {
+            acc.wrapping_add((x as usize).wrapping_mul(s))
+        })
     }
 
     /// [`Memory::encode`] with validation.
@@ -223,7 +256,8 @@ impl Memory {
     }
 
     /// The memory of a code (inverse of [`Memory::encode`] for the
-    /// count-valued kinds). O(N).
+    /// count-valued kinds; a code ≥ [`Memory::n_codes`] wraps around, its
+    /// top digit taken modulo T + 1). O(N).
     pub fn decode(&self, code: usize) -> Vec<u32> {
         let radix = self.cap as usize + 1;
         let mut c = code;
@@ -243,10 +277,14 @@ impl Memory {
 
     /// Binary features of m (most significant bit first, N·⌈log2(T + 1)⌉
     /// entries), the input of function approximators; O(N·bits).
-    pub fn binary_features(&self, m: &[u32]) -> Vec<u8> {
+    ///
+    /// # Errors
+    /// As [`Memory::try_encode`] (an entry above T does not fit its bits).
+    pub fn binary_features(&self, m: &[u32]) -> Result<Vec<u8>> {
+        self.try_encode(m)?;
         let b = self.binary_bits();
-        m.iter()
+        Ok(m.iter()
             .flat_map(|&x| (0..b).rev().map(move |k| ((x >> k) & 1) as u8))
-            .collect()
+            .collect())
     }
 }

@@ -94,10 +94,19 @@ impl Welfare {
 
     /// W(u), validated.
     ///
+    /// Scaled first: the positively homogeneous welfares (utilitarian,
+    /// Rawlsian, egalitarian, demographic parity: W(c·u) = c·W(u) for c > 0)
+    /// are computed as c·W(u/c) with c = maxᵢ |uᵢ|, and Gini (scale-invariant)
+    /// as W(u/c), so extreme but finite utilities (1e308) give the exact
+    /// value instead of NaN or ∞ from an overflowing intermediate sum
+    /// (Gini of [1e308, 0] is 0.5). NSW (Σ log) never overflows.
+    ///
     /// # Errors
     /// As [`Welfare::check`] with N = u.len(); [`Error::NonFinite`] for a
     /// NaN/infinite utility; [`Error::InvalidUtility`] for NSW with
-    /// uᵢ ≤ −1 − λ or Gini with uᵢ < 0.
+    /// uᵢ ≤ −1 − λ or Gini with uᵢ < 0; [`Error::WelfareOverflow`] when the
+    /// welfare itself exceeds f64's range (e.g. the utilitarian sum of
+    /// [1e308, 1e308]).
     pub fn eval(&self, u: &[f64]) -> Result<f64> {
         self.check(u.len())?;
         for (i, &x) in u.iter().enumerate() {
@@ -122,7 +131,20 @@ impl Welfare {
                 _ => {}
             }
         }
-        Ok(self.eval_iter(u.iter().copied()))
+        let c = u.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let w = match *self {
+            Welfare::Nsw { .. } => self.eval_iter(u.iter().copied()),
+            _ if c == 0.0 => self.eval_iter(u.iter().copied()),
+            Welfare::Gini => self.eval_iter(u.iter().map(|x| x / c)),
+            _ => c * self.eval_iter(u.iter().map(|x| x / c)),
+        };
+        if w.is_finite() {
+            Ok(w)
+        } else {
+            Err(Error::WelfareOverflow {
+                welfare: self.name(),
+            })
+        }
     }
 
     /// W(c) for non-negative integer counts (the memories' utilities), no

@@ -39,7 +39,7 @@ fn p3_counterfactual_consistency() {
                 offset: 0,
                 width: 2,
             };
-            let cfs = counterfactual_memories(&env, &mem, set, s, &m);
+            let cfs = counterfactual_memories(&env, &mem, set, s, &m).unwrap();
             // The window, minus m, minus infeasible (Σ ≥ T) memories.
             let expected: usize = {
                 let mut k = 0;
@@ -57,7 +57,7 @@ fn p3_counterfactual_consistency() {
             };
             assert_eq!(cfs.len(), expected);
             for mt in cfs {
-                let cf = counterfactual(&env, &mem, s, a, &o, &mt);
+                let cf = counterfactual(&env, &mem, s, a, &o, &mt).unwrap();
                 // Forced memory: replay round-robin-free schedule reaching mt.
                 let mut u = [0u32; 3];
                 let mut st = s;
@@ -90,8 +90,8 @@ fn p3_counterfactual_consistency() {
     for (s, m) in exact.states().collect::<Vec<_>>() {
         for a in 0..2 {
             let o = env.sample(s, a, &mut rng);
-            for mt in counterfactual_memories(&env, &mem, CounterfactualSet::All, s, &m) {
-                let cf = counterfactual(&env, &mem, s, a, &o, &mt);
+            for mt in counterfactual_memories(&env, &mem, CounterfactualSet::All, s, &m).unwrap() {
+                let cf = counterfactual(&env, &mem, s, a, &o, &mt).unwrap();
                 let dropped = s >> a & 1 == 0;
                 let mut want = mt.clone();
                 if !dropped {
@@ -177,13 +177,14 @@ fn p4_stochastic_greedy_policy_is_optimal() {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut l = FairQcm::new(&env, params).unwrap();
         l.train(20_000, &mut rng, |_| {});
-        let gap = exact.value - dp::greedy_value(&l, &env, 0.99);
+        let gap = exact.value - dp::greedy_value(&l, &env, 0.99).unwrap();
         let mut worst: f64 = 0.0;
         for (s, u) in exact.states() {
             let row = l.row(s, l.memory().encode(&u));
             for a in 0..2 {
                 if l.table().visits[[row, a]] >= 5000 {
-                    worst = worst.max((exact.q_row(s, &u).unwrap()[a] - l.q(s, &u)[a]).abs());
+                    worst =
+                        worst.max((exact.q_row(s, &u).unwrap()[a] - l.q(s, &u).unwrap()[a]).abs());
                 }
             }
         }
@@ -258,7 +259,7 @@ fn memory_baselines_and_sufficiency_gate() {
         let mut l = FairQcm::new(&env, params).unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         l.train(200, &mut rng, |_| {});
-        let v = dp::greedy_value(&l, &env, 0.99);
+        let v = dp::greedy_value(&l, &env, 0.99).unwrap();
         let opt = dp::optimal(&env, 0.99).unwrap().value;
         assert!(v.is_finite() && v <= opt + 1e-9);
     }

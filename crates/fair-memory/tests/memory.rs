@@ -35,7 +35,7 @@ proptest! {
             if let Some(g) = gain { u[g] += 1; }
             for (mem, m) in mems.iter().zip(ms.iter_mut()) {
                 let mut next = vec![0; n];
-                mem.update(m, gain, &mut next);
+                mem.update(m, gain, &mut next).unwrap();
                 *m = next;
                 // Every memory code round-trips.
                 prop_assert_eq!(mem.decode(mem.try_encode(m).unwrap()), m.clone());
@@ -68,7 +68,7 @@ fn min_memory_is_not_sufficient_for_nsw() {
         let mut u = vec![0u32; n];
         for &g in gains {
             let mut next = vec![0; n];
-            mem.update(&m, Some(g), &mut next);
+            mem.update(&m, Some(g), &mut next).unwrap();
             m = next;
             u[g] += 1;
         }
@@ -108,7 +108,7 @@ fn binary_encoding_fits_a_count_of_t() {
     for (t, bits) in [(1, 1), (4, 3), (7, 3), (8, 4), (12, 4), (16, 5)] {
         let mem = Memory::new(MemoryKind::Full, 3, t).unwrap();
         assert_eq!(mem.binary_bits(), bits, "T = {t}");
-        let f = mem.binary_features(&[t as u32, 0, 1]);
+        let f = mem.binary_features(&[t as u32, 0, 1]).unwrap();
         assert_eq!(f.len(), 3 * bits as usize);
         let first: u32 = f[..bits as usize]
             .iter()

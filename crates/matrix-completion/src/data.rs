@@ -6,12 +6,17 @@
 //! on these N entries only; no dense mask is ever built.
 
 use crate::error::{Error, Result};
-use mlcore::stats::Welford;
 use rand::Rng;
 use rand::seq::SliceRandom;
 use std::path::Path;
 
 /// What to do when the same `(row, col)` appears more than once.
+///
+/// The rule: by default a repeated entry is an error (a matrix entry has one
+/// value; a repeat usually means a re-rating or a bug in the export). With
+/// [`Duplicates::Average`] the repeats become one entry holding the mean of
+/// their values (pairwise summation, [`mlcore::stats::mean`], so the mean of
+/// finite values is finite: ±1e308 average to 0, not ∞), in the order given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Duplicates {
     /// Fail with [`Error::DuplicateEntry`] (the default).
@@ -74,12 +79,17 @@ impl Marginals {
 impl Observations {
     /// Builds an observation set from `(row, col, value)` triplets.
     ///
-    /// Sorts by `(row, col)`; O(N log N).
+    /// Sorts by `(row, col)`; O(N log N). Repeated `(row, col)` pairs follow
+    /// `dup` (see [`Duplicates`]: rejected by default, else averaged).
     ///
     /// # Errors
     /// [`Error::EmptyObservations`] when `rows`, `cols` or the triplets are empty;
     /// [`Error::IndexOutOfBounds`]; [`Error::NonFiniteValue`] (index = position
-    /// in the input); [`Error::DuplicateEntry`] under [`Duplicates::Reject`].
+    /// in the input); [`Error::DuplicateEntry`] under [`Duplicates::Reject`];
+    /// [`Error::InvalidParameter`] for `rows` or `cols` above `u32::MAX`;
+    /// [`Error::TooLarge`] when the per-row and per-column tables (`rows + cols`
+    /// entries, built by the marginals and the column index) would exceed
+    /// [`mlcore::check::MAX_ALLOC_BYTES`].
     pub fn from_triplets<I>(rows: usize, cols: usize, triplets: I, dup: Duplicates) -> Result<Self>
     where
         I: IntoIterator<Item = (usize, usize, f64)>,
@@ -96,6 +106,7 @@ impl Observations {
                 expected: "at most u32::MAX",
             });
         }
+        crate::error::check_alloc(&[rows.saturating_add(cols)], "row and column tables")?;
         let mut t: Vec<(u32, u32, f64)> = Vec::new();
         for (index, (i, j, y)) in triplets.into_iter().enumerate() {
             if i >= rows || j >= cols {
@@ -142,7 +153,12 @@ impl Observations {
                     col: j as usize,
                 });
             }
-            let mean = t[s..e].iter().map(|x| x.2).collect::<Welford>().mean();
+            let mean = if e - s == 1 {
+                t[s].2
+            } else {
+                let vals: Vec<f64> = t[s..e].iter().map(|x| x.2).collect();
+                mlcore::stats::mean(ndarray::ArrayView1::from(&vals[..]))?
+            };
             out.row_idx.push(i);
             out.col_idx.push(j);
             out.values.push(mean);
@@ -234,9 +250,20 @@ impl Observations {
 
     /// Population standard deviation `√(Σ(v − v̄)²/N)` of the observed values
     /// ([`mlcore::stats::variance`], numpy's `np.std`); NaN when there is none. O(N).
+    /// Scaled first (`c·std(v/c)`, `c = max |v|`), so it is finite for any
+    /// finite values (±1e308 included).
     pub fn std(&self) -> f64 {
-        mlcore::stats::variance(ndarray::ArrayView1::from(&self.values[..]), 0)
-            .map_or(f64::NAN, f64::sqrt)
+        let c = crate::error::max_abs(&self.values);
+        if c == 0.0 {
+            return if self.values.is_empty() {
+                f64::NAN
+            } else {
+                0.0
+            };
+        }
+        let scaled: Vec<f64> = self.values.iter().map(|v| v / c).collect();
+        mlcore::stats::variance(ndarray::ArrayView1::from(&scaled[..]), 0)
+            .map_or(f64::NAN, |v| c * v.sqrt())
     }
 
     /// Empirical row and column marginals (see [`Marginals`]). O(N + m + n).

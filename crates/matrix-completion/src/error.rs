@@ -124,6 +124,16 @@ pub enum Error {
         /// What was wrong.
         message: String,
     },
+    /// An input size whose memory would overflow `usize` or exceed
+    /// [`mlcore::check::MAX_ALLOC_BYTES`]: checked (`checked_mul`) before
+    /// allocating, instead of a capacity-overflow panic or an abort.
+    #[error("{what} is too large: {size}")]
+    TooLarge {
+        /// What would be allocated.
+        what: &'static str,
+        /// Its size, in words.
+        size: String,
+    },
     /// An error from the shared core (SVD, sampling).
     #[error(transparent)]
     Core(mlcore::Error),
@@ -162,5 +172,22 @@ pub(crate) fn check_finite_matrix(
 mlcore::impl_from_core_error!(
     Error,
     NonFinite => NonFiniteValue { what, index },
+    TooLarge { what, size },
     Empty => EmptyObservations { what },
 );
+
+/// Checks that an array of `dims` `f64`s fits (see [`Error::TooLarge`]).
+pub(crate) fn check_alloc(dims: &[usize], what: &'static str) -> Result<usize> {
+    Ok(mlcore::check::alloc_len(
+        dims,
+        std::mem::size_of::<f64>(),
+        what,
+    )?)
+}
+
+/// `max |x|` over finite values (0 for none): the scale divided out before
+/// squaring or summing extreme values, so that intermediate results stay
+/// finite.
+pub(crate) fn max_abs<'a>(x: impl IntoIterator<Item = &'a f64>) -> f64 {
+    x.into_iter().fold(0.0, |m, v| m.max(v.abs()))
+}

@@ -10,6 +10,11 @@
 use crate::error::{Error, Result};
 
 /// A trainable scalar function with closed-form derivatives.
+///
+/// The methods that take parameter buffers check their lengths against
+/// [`ScalarLink::num_params`] and fail with [`Error::ShapeMismatch`] (and
+/// [`Error::NonFiniteValue`] for non-finite parameters) instead of indexing
+/// out of bounds.
 pub trait ScalarLink {
     /// `f_θ(z)`.
     fn value(&self, z: f64) -> f64;
@@ -18,21 +23,70 @@ pub trait ScalarLink {
     /// Number of trainable parameters `|θ|`.
     fn num_params(&self) -> usize;
     /// Adds `scale · ∂f_θ(z)/∂θ` to `out` (length [`ScalarLink::num_params`]).
-    fn add_grad_params(&self, z: f64, scale: f64, out: &mut [f64]);
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] when `out` has the wrong length.
+    fn add_grad_params(&self, z: f64, scale: f64, out: &mut [f64]) -> Result<()>;
     /// Adds `Σₑ scalesₑ · ∂f_θ(zsₑ)/∂θ` to `out`. The default loops over
     /// [`ScalarLink::add_grad_params`]; links may override it with a faster
     /// batch form.
-    fn add_grad_params_batch(&self, zs: &[f64], scales: &[f64], out: &mut [f64]) {
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] when `out` has the wrong length or `zs` and
+    /// `scales` differ in length.
+    fn add_grad_params_batch(&self, zs: &[f64], scales: &[f64], out: &mut [f64]) -> Result<()> {
+        check_lengths(self.num_params(), zs, scales, out)?;
         for (&z, &s) in zs.iter().zip(scales) {
-            self.add_grad_params(z, s, out);
+            self.add_grad_params(z, s, out)?;
         }
+        Ok(())
     }
     /// The parameters θ.
     fn params(&self) -> Vec<f64>;
     /// Sets θ and projects it back onto the feasible set (monotone, Lipschitz-capped).
-    fn set_params_projected(&mut self, theta: &[f64]);
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] when `theta` does not have
+    /// [`ScalarLink::num_params`] entries; [`Error::NonFiniteValue`] for a NaN
+    /// or infinite entry (the link is left unchanged).
+    fn set_params_projected(&mut self, theta: &[f64]) -> Result<()>;
     /// The Lipschitz constant of `f_θ` (exact for these classes).
     fn lipschitz(&self) -> f64;
+}
+
+fn check_params_len(expected: usize, got: usize, what: &'static str) -> Result<()> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(Error::ShapeMismatch {
+            what,
+            expected: format!("length {expected} (the link's parameter count)"),
+            got: format!("length {got}"),
+        })
+    }
+}
+
+fn check_lengths(n_params: usize, zs: &[f64], scales: &[f64], out: &[f64]) -> Result<()> {
+    check_params_len(n_params, out.len(), "link gradient buffer")?;
+    if zs.len() != scales.len() {
+        return Err(Error::ShapeMismatch {
+            what: "scales",
+            expected: format!("length {} (as zs)", zs.len()),
+            got: format!("length {}", scales.len()),
+        });
+    }
+    Ok(())
+}
+
+fn check_theta(n_params: usize, theta: &[f64]) -> Result<()> {
+    check_params_len(n_params, theta.len(), "link parameters")?;
+    if let Some(index) = theta.iter().position(|v| !v.is_finite()) {
+        return Err(Error::NonFiniteValue {
+            what: "link parameters",
+            index,
+        });
+    }
+    Ok(())
 }
 
 /// `f(z) = z`: no parameters; FRMC with it is the plain deep factorisation.
@@ -49,15 +103,23 @@ impl ScalarLink for Identity {
     fn num_params(&self) -> usize {
         0
     }
-    fn add_grad_params(&self, _z: f64, _scale: f64, _out: &mut [f64]) {}
+    fn add_grad_params(&self, _z: f64, _scale: f64, out: &mut [f64]) -> Result<()> {
+        check_params_len(0, out.len(), "link gradient buffer")
+    }
     fn params(&self) -> Vec<f64> {
         Vec::new()
     }
-    fn set_params_projected(&mut self, _theta: &[f64]) {}
+    fn set_params_projected(&mut self, theta: &[f64]) -> Result<()> {
+        check_theta(0, theta)
+    }
     fn lipschitz(&self) -> f64 {
         1.0
     }
 }
+
+/// The most knots a [`MonotonePiecewiseLinear`] link may have (2²⁰: its
+/// parameters and per-step gradient buffers stay within a few tens of MiB).
+pub const MAX_KNOTS: usize = 1 << 20;
 
 /// A monotone piecewise-linear link with slopes in `[0, ℓ_max]` (reconstructed
 /// FRMC default).
@@ -95,16 +157,27 @@ impl MonotonePiecewiseLinear {
     /// # Errors
     /// [`Error::InvalidLink`] for fewer than 2 knots, `lo ≥ hi` or not finite,
     /// `cap` not finite or `< 1` (the identity start needs slope 1; a cap of 1
-    /// still allows any link with slopes in [0, 1]).
+    /// still allows any link with slopes in [0, 1]), more than
+    /// [`MAX_KNOTS`] knots, or knots so close that their spacing
+    /// `(hi − lo)/(K − 1)` is not a positive finite number.
     pub fn identity(knots: usize, lo: f64, hi: f64, cap: f64) -> Result<Self> {
-        if knots < 2 {
+        if !(2..=MAX_KNOTS).contains(&knots) {
             return Err(Error::InvalidLink {
-                reason: format!("{knots} knot(s); need at least 2"),
+                reason: format!("{knots} knot(s); need 2 to {MAX_KNOTS}"),
             });
         }
         if !(lo.is_finite() && hi.is_finite() && lo < hi) {
             return Err(Error::InvalidLink {
                 reason: format!("knot range [{lo}, {hi}] is empty or not finite"),
+            });
+        }
+        // hi − lo overflows for lo, hi near ±f64::MAX; the spacing must be usable.
+        let h = (hi - lo) / (knots - 1) as f64;
+        if !(h.is_finite() && h > 0.0) {
+            return Err(Error::InvalidLink {
+                reason: format!(
+                    "knot spacing (hi − lo)/(K − 1) = {h} on [{lo}, {hi}] is not a positive finite number"
+                ),
             });
         }
         if !(cap.is_finite() && cap >= 1.0) {
@@ -191,12 +264,13 @@ impl ScalarLink for MonotonePiecewiseLinear {
     fn num_params(&self) -> usize {
         self.knots + 2
     }
-    fn add_grad_params(&self, z: f64, scale: f64, out: &mut [f64]) {
+    fn add_grad_params(&self, z: f64, scale: f64, out: &mut [f64]) -> Result<()> {
+        check_params_len(self.num_params(), out.len(), "link gradient buffer")?;
         out[0] += scale;
         let h = self.h();
         if z < self.lo {
             out[1] += scale * (z - self.lo);
-            return;
+            return Ok(());
         }
         let p = self.piece(z);
         for o in &mut out[2..p + 1] {
@@ -207,9 +281,11 @@ impl ScalarLink for MonotonePiecewiseLinear {
         } else {
             out[p + 1] += scale * (z - self.knot(p - 1));
         }
+        Ok(())
     }
     /// O(N + K): counts per piece, then suffix sums for the full pieces.
-    fn add_grad_params_batch(&self, zs: &[f64], scales: &[f64], out: &mut [f64]) {
+    fn add_grad_params_batch(&self, zs: &[f64], scales: &[f64], out: &mut [f64]) -> Result<()> {
+        check_lengths(self.num_params(), zs, scales, out)?;
         let k = self.knots;
         let h = self.h();
         // beyond[p] = Σ scale over entries in piece p; partial[p] = Σ scale·(z − left end).
@@ -230,18 +306,21 @@ impl ScalarLink for MonotonePiecewiseLinear {
             out[q + 1] += partial[q] + if (1..k).contains(&q) { h * tail } else { 0.0 };
             tail += beyond[q];
         }
+        Ok(())
     }
     fn params(&self) -> Vec<f64> {
         let mut t = vec![self.c];
         t.extend_from_slice(&self.slopes);
         t
     }
-    fn set_params_projected(&mut self, theta: &[f64]) {
+    fn set_params_projected(&mut self, theta: &[f64]) -> Result<()> {
+        check_theta(self.num_params(), theta)?;
         self.c = theta[0];
         for (s, &t) in self.slopes.iter_mut().zip(&theta[1..]) {
             *s = t.clamp(0.0, self.cap);
         }
         self.refresh();
+        Ok(())
     }
     fn lipschitz(&self) -> f64 {
         self.slopes.iter().cloned().fold(0.0, f64::max)
@@ -277,16 +356,16 @@ impl ScalarLink for Link {
     fn num_params(&self) -> usize {
         dispatch!(self, l => l.num_params())
     }
-    fn add_grad_params(&self, z: f64, scale: f64, out: &mut [f64]) {
+    fn add_grad_params(&self, z: f64, scale: f64, out: &mut [f64]) -> Result<()> {
         dispatch!(self, l => l.add_grad_params(z, scale, out))
     }
-    fn add_grad_params_batch(&self, zs: &[f64], scales: &[f64], out: &mut [f64]) {
+    fn add_grad_params_batch(&self, zs: &[f64], scales: &[f64], out: &mut [f64]) -> Result<()> {
         dispatch!(self, l => l.add_grad_params_batch(zs, scales, out))
     }
     fn params(&self) -> Vec<f64> {
         dispatch!(self, l => l.params())
     }
-    fn set_params_projected(&mut self, theta: &[f64]) {
+    fn set_params_projected(&mut self, theta: &[f64]) -> Result<()> {
         dispatch!(self, l => l.set_params_projected(theta))
     }
     fn lipschitz(&self) -> f64 {

@@ -32,12 +32,17 @@ pub struct PenaltyWeights {
 }
 
 impl PenaltyWeights {
-    /// All-ones weights (the unweighted penalty).
-    pub fn uniform(m: usize, n: usize) -> Self {
-        PenaltyWeights {
+    /// All-ones weights (the unweighted penalty). O(m + n).
+    ///
+    /// # Errors
+    /// [`Error::TooLarge`] when `m + n` weights would exceed
+    /// [`mlcore::check::MAX_ALLOC_BYTES`].
+    pub fn uniform(m: usize, n: usize) -> Result<Self> {
+        crate::error::check_alloc(&[m.saturating_add(n)], "penalty weights (m + n)")?;
+        Ok(PenaltyWeights {
             rows: Array1::ones(m),
             cols: Array1::ones(n),
-        }
+        })
     }
 
     /// The paper's weighted analogue (reconstructed): `D_r = diag(m·p̃)`,
@@ -118,7 +123,8 @@ impl DeepMf {
     /// # Errors
     /// [`Error::InvalidDepth`], [`Error::InvalidWidth`], [`Error::EmptyObservations`]
     /// for `m = 0` or `n = 0`, [`Error::InvalidParameter`] for a negative or
-    /// non-finite `init_scale`.
+    /// non-finite `init_scale`; [`Error::TooLarge`] when the factors would
+    /// exceed [`mlcore::check::MAX_ALLOC_BYTES`] (checked before allocating).
     #[allow(clippy::too_many_arguments)]
     pub fn random<R: Rng + ?Sized>(
         m: usize,
@@ -142,6 +148,19 @@ impl DeepMf {
             });
         }
         mlcore::check::non_negative(init_scale, "init_scale")?;
+        if depth == 1 {
+            crate::error::check_alloc(&[m, n], "the depth-1 factor (m × n)")?;
+        } else {
+            let outer = m.checked_add(n).ok_or_else(|| Error::TooLarge {
+                what: "m + n",
+                size: format!("{m} + {n} overflows usize"),
+            })?;
+            crate::error::check_alloc(&[outer, width], "outer factors ((m + n) × k)")?;
+            crate::error::check_alloc(
+                &[depth - 2, width, width],
+                "middle factors ((L − 2) × k × k)",
+            )?;
+        }
         let factors = if depth == 1 {
             vec![standard_normal((m, n), rng) * init_scale]
         } else {
@@ -199,7 +218,17 @@ impl DeepMf {
     }
 
     /// The latent matrix `Z = A₁⋯A_L` (dense, m×n). O(m k² L + m n k).
-    pub fn latent(&self) -> Array2<f64> {
+    ///
+    /// # Errors
+    /// [`Error::TooLarge`] when the dense `m × n` matrix would exceed
+    /// [`mlcore::check::MAX_ALLOC_BYTES`] (a model of a large sparse matrix
+    /// is small, its latent matrix need not be).
+    pub fn latent(&self) -> Result<Array2<f64>> {
+        crate::error::check_alloc(&[self.rows(), self.cols()], "latent matrix (m × n)")?;
+        Ok(self.latent_unchecked())
+    }
+
+    pub(crate) fn latent_unchecked(&self) -> Array2<f64> {
         let mut z = self.factors[0].clone();
         for a in &self.factors[1..] {
             z = z.dot(a);
@@ -209,7 +238,17 @@ impl DeepMf {
 
     /// The variational penalty `Σ_l ‖A_l‖_F²` (no λ), weighted by `w` if given:
     /// `‖D_r^{1/2}A₁‖² + Σ_{1<l<L}‖A_l‖² + ‖A_L D_c^{1/2}‖²`. O(Σ sizes).
-    pub fn penalty(&self, w: Option<&PenaltyWeights>) -> f64 {
+    /// A sum of squares: `+∞` when the true value exceeds `f64::MAX`.
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] for weights of the wrong lengths,
+    /// [`Error::InvalidParameter`] for negative or non-finite weights.
+    pub fn penalty(&self, w: Option<&PenaltyWeights>) -> Result<f64> {
+        self.check_weights(w)?;
+        Ok(self.penalty_unchecked(w))
+    }
+
+    pub(crate) fn penalty_unchecked(&self, w: Option<&PenaltyWeights>) -> f64 {
         let l = self.depth();
         let mut total = 0.0;
         for (t, a) in self.factors.iter().enumerate() {
@@ -353,7 +392,7 @@ impl DeepMf {
             .map(|(&z, &y)| (self.offset + self.link.value(z) - y).powi(2))
             .sum::<f64>()
             / (2.0 * obs.len() as f64);
-        Ok(fit + lambda * self.penalty(w))
+        Ok(fit + lambda * self.penalty_unchecked(w))
     }
 
     fn check_weights(&self, w: Option<&PenaltyWeights>) -> Result<()> {
@@ -507,11 +546,14 @@ impl DeepMf {
             grads.push(tt.t().to_owned());
         }
         if has_params {
-            self.link
+            // Lengths agree by construction (link_grad has num_params entries,
+            // zs and scales one per entry), so this cannot fail.
+            let _ = self
+                .link
                 .add_grad_params_batch(&zs, &scales, &mut link_grad);
         }
         // Penalty.
-        let pen = self.penalty(w);
+        let pen = self.penalty_unchecked(w);
         if lambda > 0.0 {
             for (t, (g, a)) in grads.iter_mut().zip(&self.factors).enumerate() {
                 match w {
@@ -551,23 +593,40 @@ impl DeepMf {
     }
 
     /// The learned link as a table `(z, f_θ(z))` at `points` equally spaced
-    /// values in `[lo, hi]` (for printing a calibration curve).
-    pub fn link_table(&self, lo: f64, hi: f64, points: usize) -> Vec<(f64, f64)> {
-        let p = points.max(2);
-        (0..p)
+    /// values in `[lo, hi]` (for printing a calibration curve). O(points).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] unless `lo < hi` are finite (with a finite
+    /// `hi − lo`) and `2 ≤ points ≤ 2²⁰`.
+    pub fn link_table(&self, lo: f64, hi: f64, points: usize) -> Result<Vec<(f64, f64)>> {
+        if !(lo.is_finite() && hi.is_finite() && lo < hi && (hi - lo).is_finite()) {
+            return Err(Error::InvalidParameter {
+                name: "lo",
+                value: lo,
+                expected: "finite, below a finite hi, with hi − lo finite",
+            });
+        }
+        if !(2..=1 << 20).contains(&points) {
+            return Err(Error::InvalidParameter {
+                name: "points",
+                value: points as f64,
+                expected: "in [2, 2^20]",
+            });
+        }
+        Ok((0..points)
             .map(|t| {
-                let z = lo + (hi - lo) * t as f64 / (p - 1) as f64;
+                let z = lo + (hi - lo) * t as f64 / (points - 1) as f64;
                 (z, self.link.value(z))
             })
-            .collect()
+            .collect())
     }
 
     /// Singular values of the latent matrix `Z` (dense SVD; diagnostics).
     ///
     /// # Errors
-    /// SVD failure.
+    /// As [`DeepMf::latent`]; SVD failure.
     pub fn singular_values(&self) -> Result<Array1<f64>> {
-        Ok(mlcore::linalg::svd(self.latent().view())?.s)
+        Ok(mlcore::linalg::svd(self.latent()?.view())?.s)
     }
 }
 

@@ -18,6 +18,30 @@ use crate::error::{Error, Result, check_finite_matrix, check_lambda, check_p};
 use mlcore::linalg::svd;
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis};
 
+/// The power of two nearest above `max |zᵢⱼ|` (1 for the zero matrix): an
+/// exact scale to divide out before an SVD or a sum of squares, so that
+/// extreme but finite entries (|z| near 1e200 or 1e308) never overflow.
+fn pow2_scale(z: &ArrayView2<'_, f64>) -> f64 {
+    let m = crate::error::max_abs(z.iter());
+    if m == 0.0 {
+        1.0
+    } else {
+        // 2^⌈log2 m⌉, clamped to the finite powers of two.
+        let e = m.log2().ceil().clamp(-1022.0, 1023.0);
+        2f64.powi(e as i32)
+    }
+}
+
+/// Singular values of `z / c` above the numerical-rank tolerance, with the
+/// exact power-of-two scale `c` ([`pow2_scale`]).
+fn scaled_singular_values(z: &ArrayView2<'_, f64>) -> Result<(f64, Vec<f64>)> {
+    let c = pow2_scale(z);
+    let zs = z.mapv(|v| v / c);
+    let s = svd(zs.view())?.s;
+    let tol = s.first().copied().unwrap_or(0.0) * (z.nrows().max(z.ncols()) as f64) * f64::EPSILON;
+    Ok((c, s.iter().copied().filter(|&x| x > tol).collect()))
+}
+
 /// `Σₖ σₖ(Z)^p`, the p-th power of the Schatten quasi-norm. One thin SVD,
 /// O(m n min(m, n)).
 ///
@@ -26,29 +50,44 @@ use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis};
 /// SVD, and for `p < 1` their `σ^p` (≈ 1e-8 for σ ≈ 1e-16, p = 1/2) would
 /// otherwise pollute the sum.
 ///
+/// Scaled first: the SVD runs on `Z / c` (`c` the power of two above
+/// `max |Zᵢⱼ|`, exact) and the sum is `c^p Σₖ (σₖ/c)^p`, so entries near
+/// 1e200 or 1e308 neither overflow the SVD nor the powers. The result is
+/// `+∞` only when the true value exceeds `f64::MAX` (e.g. `p = 2` with
+/// `σ₁ = 1e200`); [`quasi_norm`] and [`effective_rank`] stay finite there.
+///
 /// # Errors
 /// [`Error::InvalidSchattenP`] unless `p > 0` is finite; [`Error::EmptyObservations`]
 /// / [`Error::NonFiniteValue`] for an empty or non-finite `z`.
 pub fn schatten_pow(z: ArrayView2<'_, f64>, p: f64) -> Result<f64> {
     check_p(p)?;
     check_finite_matrix(&z, "z")?;
-    let s = svd(z)?.s;
-    let tol = s.first().copied().unwrap_or(0.0) * (z.nrows().max(z.ncols()) as f64) * f64::EPSILON;
-    Ok(s.iter().filter(|&&x| x > tol).map(|&x| x.powf(p)).sum())
+    let (c, s) = scaled_singular_values(&z)?;
+    Ok(c.powf(p) * s.iter().map(|&x| x.powf(p)).sum::<f64>())
 }
 
 /// The Schatten quasi-norm `‖Z‖_{S_p} = (Σₖ σₖ^p)^{1/p}` (a norm for `p ≥ 1`,
 /// the nuclear norm at `p = 1`). O(m n min(m, n)).
 ///
+/// Scaled first (`c·(Σₖ (σₖ/c)^p)^{1/p}`, see [`schatten_pow`]): finite
+/// whenever the true value is (up to the last rounding: a true value within
+/// a few ulps of `f64::MAX` may round to `+∞`).
+///
 /// # Errors
 /// As [`schatten_pow`].
 pub fn quasi_norm(z: ArrayView2<'_, f64>, p: f64) -> Result<f64> {
-    Ok(schatten_pow(z, p)?.powf(1.0 / p))
+    check_p(p)?;
+    check_finite_matrix(&z, "z")?;
+    let (c, s) = scaled_singular_values(&z)?;
+    Ok(c * s.iter().map(|&x| x.powf(p)).sum::<f64>().powf(1.0 / p))
 }
 
 /// Effective rank `r_eff(Z, p) = (‖Z‖_{S_p}^p / ‖Z‖_F^p)^{2/(2−p)}`, equal to
 /// `r` for an isotropic rank-`r` matrix (all non-zero σ equal), and at most
 /// `rank Z` in general (for `0 < p < 2`). O(m n min(m, n)).
+///
+/// Scale-invariant, so computed on `Z / c` (see [`schatten_pow`]): finite
+/// for any finite `Z`.
 ///
 /// # Errors
 /// As [`schatten_pow`], and [`Error::InvalidSchattenP`] for `p ≥ 2`;
@@ -57,8 +96,9 @@ pub fn effective_rank(z: ArrayView2<'_, f64>, p: f64) -> Result<f64> {
     if !(p.is_finite() && p > 0.0 && p < 2.0) {
         return Err(Error::InvalidSchattenP { p });
     }
-    let sp = schatten_pow(z, p)?;
-    let fro2: f64 = z.iter().map(|v| v * v).sum();
+    check_finite_matrix(&z, "z")?;
+    let c = pow2_scale(&z);
+    let fro2: f64 = z.iter().map(|v| (v / c) * (v / c)).sum();
     if fro2 == 0.0 {
         return Err(Error::InvalidParameter {
             name: "‖Z‖_F",
@@ -66,6 +106,9 @@ pub fn effective_rank(z: ArrayView2<'_, f64>, p: f64) -> Result<f64> {
             expected: "a non-zero matrix",
         });
     }
+    let (c2, s) = scaled_singular_values(&z)?;
+    debug_assert_eq!(c, c2);
+    let sp: f64 = s.iter().map(|&x| x.powf(p)).sum();
     let ratio = sp / fro2.powf(p / 2.0);
     Ok(ratio.powf(2.0 / (2.0 - p)))
 }
@@ -85,19 +128,29 @@ fn check_depth(depth: usize) -> Result<()> {
 /// are set to zero, as in [`schatten_pow`]. O(m n min(m, n) + L k²).
 ///
 /// # Errors
-/// [`Error::InvalidDepth`] for `L = 0`; empty or non-finite `z`.
+/// [`Error::InvalidDepth`] for `L = 0`; empty or non-finite `z`;
+/// [`Error::TooLarge`] when the `L − 2` middle `k × k` factors would exceed
+/// [`mlcore::check::MAX_ALLOC_BYTES`].
 pub fn balanced_factors(z: ArrayView2<'_, f64>, depth: usize) -> Result<Vec<Array2<f64>>> {
     check_depth(depth)?;
     check_finite_matrix(&z, "z")?;
+    let k = z.nrows().min(z.ncols());
+    crate::error::check_alloc(
+        &[depth.saturating_sub(2), k, k],
+        "middle factors (L − 2) × k × k",
+    )?;
     if depth == 1 {
         return Ok(vec![z.to_owned()]);
     }
-    let f = svd(z)?;
+    // Scaled first (as schatten_pow): σₖ^{1/L} = c^{1/L}·(σₖ/c)^{1/L}.
+    let c = pow2_scale(&z);
+    let f = svd(z.mapv(|v| v / c).view())?;
     let tol =
         f.s.first().copied().unwrap_or(0.0) * (z.nrows().max(z.ncols()) as f64) * f64::EPSILON;
+    let croot = c.powf(1.0 / depth as f64);
     let root = f.s.mapv(|s| {
         if s > tol {
-            s.powf(1.0 / depth as f64)
+            croot * s.powf(1.0 / depth as f64)
         } else {
             0.0
         }
@@ -149,6 +202,9 @@ pub fn product(factors: &[Array2<f64>]) -> Result<Array2<f64>> {
 
 /// The variational value `(1/L) Σ_l ‖A_l‖_F²` of a factorisation (≥
 /// `‖A₁⋯A_L‖_{S_{2/L}}^{2/L}`, with equality at the balanced one). O(Σ sizes).
+///
+/// A sum of squares: `+∞` when the true value exceeds `f64::MAX` (entries
+/// above about 1e154), which no scaling can avoid.
 ///
 /// # Errors
 /// As [`product`].
@@ -302,7 +358,10 @@ pub struct SoftImputeResult {
 ///
 /// # Errors
 /// [`Error::InvalidLambda`]; [`Error::InvalidParameter`] for `max_iters = 0`,
-/// a non-positive `tol` or `max_rank = 0`; SVD failure.
+/// a non-positive `tol` or `max_rank = 0`; [`Error::TooLarge`] when the two
+/// dense `m × n` iterates would exceed [`mlcore::check::MAX_ALLOC_BYTES`];
+/// SVD failure (observed values whose singular values exceed `f64::MAX`:
+/// `Error::Core(Overflow)`).
 pub fn soft_impute(
     obs: &Observations,
     lambda: f64,
@@ -319,6 +378,7 @@ pub fn soft_impute(
         });
     }
     let (m, n) = (obs.rows(), obs.cols());
+    crate::error::check_alloc(&[m, n, 2], "soft-impute's dense iterates (2 × m × n)")?;
     let mut z = Array2::<f64>::zeros((m, n));
     let mut x = Array2::<f64>::zeros((m, n));
     let mut rank = 0;

@@ -7,7 +7,7 @@
 //! popularity.
 
 use crate::data::{Duplicates, Observations};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, check_alloc};
 use mlcore::sampling::{sample_without_replacement, standard_normal};
 use ndarray::Array2;
 use rand::seq::SliceRandom;
@@ -18,7 +18,9 @@ use rand_distr::StandardNormal;
 /// so that every entry has variance 1. O(m n r).
 ///
 /// # Errors
-/// [`Error::InvalidParameter`] when `m`, `n` or `r` is 0.
+/// [`Error::InvalidParameter`] when `m`, `n` or `r` is 0; [`Error::TooLarge`]
+/// when `m·r`, `n·r` or `m·n` entries overflow or exceed
+/// [`mlcore::check::MAX_ALLOC_BYTES`] (checked before allocating).
 pub fn low_rank<R: Rng + ?Sized>(m: usize, n: usize, r: usize, rng: &mut R) -> Result<Array2<f64>> {
     for (name, v) in [("m", m), ("n", n), ("r", r)] {
         if v == 0 {
@@ -29,6 +31,9 @@ pub fn low_rank<R: Rng + ?Sized>(m: usize, n: usize, r: usize, rng: &mut R) -> R
             });
         }
     }
+    check_alloc(&[m, r], "U (m × r)")?;
+    check_alloc(&[n, r], "V (n × r)")?;
+    check_alloc(&[m, n], "G (m × n)")?;
     let u: Array2<f64> = standard_normal((m, r), rng);
     let v: Array2<f64> = standard_normal((n, r), rng);
     Ok(u.dot(&v.t()) / (r as f64).sqrt())
@@ -93,7 +98,10 @@ pub enum Sampling {
 /// # Errors
 /// [`Error::NonFiniteValue`] in `truth`; [`Error::InvalidParameter`] when
 /// `n_obs` is 0 or exceeds `m n`, `noise` is negative or not finite, or
-/// `alpha` is negative or not finite.
+/// `alpha` is negative or not finite; [`Error::TooLarge`] when the `m n`
+/// keys would exceed [`mlcore::check::MAX_ALLOC_BYTES`]. A noise level so
+/// large that an observation overflows to ±∞ is an [`Error::NonFiniteValue`]
+/// (from [`Observations::from_triplets`]).
 pub fn sample<R: Rng + ?Sized>(
     truth: &Array2<f64>,
     link: TrueLink,
@@ -104,7 +112,8 @@ pub fn sample<R: Rng + ?Sized>(
 ) -> Result<Observations> {
     crate::error::check_finite_matrix(&truth.view(), "truth")?;
     let (m, n) = truth.dim();
-    if n_obs == 0 || n_obs > m * n {
+    let cells_len = check_alloc(&[m, n], "sampling keys (m × n)")?;
+    if n_obs == 0 || n_obs > cells_len {
         return Err(Error::InvalidParameter {
             name: "n_obs",
             value: n_obs as f64,
@@ -120,7 +129,7 @@ pub fn sample<R: Rng + ?Sized>(
     }
     let cells: Vec<usize> = match sampling {
         Sampling::Uniform => {
-            let mut all: Vec<usize> = (0..m * n).collect();
+            let mut all: Vec<usize> = (0..cells_len).collect();
             let (chosen, _) = all.partial_shuffle(rng, n_obs);
             chosen.to_vec()
         }
@@ -134,7 +143,7 @@ pub fn sample<R: Rng + ?Sized>(
             }
             let rw = power_law_weights(m, alpha, rng);
             let cw = power_law_weights(n, alpha, rng);
-            let w: Vec<f64> = (0..m * n).map(|c| rw[c / n] * cw[c % n]).collect();
+            let w: Vec<f64> = (0..cells_len).map(|c| rw[c / n] * cw[c % n]).collect();
             sample_without_replacement(&w, n_obs, rng)?
         }
     };
@@ -158,7 +167,25 @@ fn power_law_weights<R: Rng + ?Sized>(len: usize, alpha: f64, rng: &mut R) -> Ve
         .collect()
 }
 
-/// The number of entries for an observed fraction: `round(frac · m n)`, clamped to `[1, m n]`.
-pub fn count_for_fraction(m: usize, n: usize, frac: f64) -> usize {
-    ((frac * (m * n) as f64).round() as usize).clamp(1, (m * n).max(1))
+/// The number of entries for an observed fraction: `round(frac · m n)`,
+/// clamped to `[1, m n]`. O(1).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] when `m` or `n` is 0 or `frac` is not in
+/// `[0, 1]`; [`Error::TooLarge`] when `m·n` overflows `usize`.
+pub fn count_for_fraction(m: usize, n: usize, frac: f64) -> Result<usize> {
+    if m == 0 || n == 0 {
+        return Err(Error::InvalidParameter {
+            name: "m·n",
+            value: 0.0,
+            expected: ">= 1",
+        });
+    }
+    mlcore::check::closed_interval(frac, 0.0, 1.0, "frac", "in [0, 1]")?;
+    let cells = m.checked_mul(n).ok_or_else(|| Error::TooLarge {
+        what: "m·n",
+        size: format!("{m} × {n} overflows usize"),
+    })?;
+    // frac·cells ≤ cells as f64, and the cast saturates: no overflow.
+    Ok(((frac * cells as f64).round() as usize).clamp(1, cells))
 }

@@ -386,7 +386,9 @@ pub fn fit_with<R: Rng + ?Sized>(
                 if !obj.is_finite() || obj > limit {
                     return Err(Error::Diverged { epoch, loss: obj });
                 }
-                state.step(&mut model, &g, lr, &cfg.adam);
+                state
+                    .step(&mut model, &g, lr, &cfg.adam)
+                    .map_err(|_| Error::Diverged { epoch, loss: obj })?;
             }
             Batch::Mini(b) => {
                 order.shuffle(rng);
@@ -395,7 +397,9 @@ pub fn fit_with<R: Rng + ?Sized>(
                     if !obj.is_finite() || obj > limit {
                         return Err(Error::Diverged { epoch, loss: obj });
                     }
-                    state.step(&mut model, &g, lr, &cfg.adam);
+                    state
+                        .step(&mut model, &g, lr, &cfg.adam)
+                        .map_err(|_| Error::Diverged { epoch, loss: obj })?;
                 }
             }
         }
@@ -406,7 +410,7 @@ pub fn fit_with<R: Rng + ?Sized>(
             .zip(train.values())
             .map(|(p, y)| (p - y) * (p - y))
             .sum();
-        let objective = sse / (2.0 * train.len() as f64) + cfg.lambda * model.penalty(w);
+        let objective = sse / (2.0 * train.len() as f64) + cfg.lambda * model.penalty_unchecked(w);
         if !objective.is_finite() || objective > limit {
             return Err(Error::Diverged {
                 epoch,
@@ -453,7 +457,10 @@ pub fn fit_with<R: Rng + ?Sized>(
         Some((_, e, m)) => (m, e),
         None => (model, history.len().saturating_sub(1)),
     };
-    let weights = weights.unwrap_or_else(|| PenaltyWeights::uniform(m, n));
+    let weights = match weights {
+        Some(w) => w,
+        None => PenaltyWeights::uniform(m, n)?,
+    };
     Ok(Fitted {
         model,
         history,
@@ -485,7 +492,15 @@ impl AdamState {
         }
     }
 
-    fn step(&mut self, model: &mut DeepMf, g: &crate::model::Gradient, lr: f64, a: &Adam) {
+    /// One Adam step; fails (leaving the link unchanged) when the link's new
+    /// parameters are not finite.
+    fn step(
+        &mut self,
+        model: &mut DeepMf,
+        g: &crate::model::Gradient,
+        lr: f64,
+        a: &Adam,
+    ) -> Result<()> {
         self.t += 1;
         let c1 = 1.0 - a.beta1.powi(self.t);
         let c2 = 1.0 - a.beta2.powi(self.t);
@@ -519,7 +534,8 @@ impl AdamState {
                 *vl = b2 * *vl + (1.0 - b2) * gt * gt;
                 *th -= lr * (*ml / c1) / ((*vl / c2).sqrt() + eps);
             }
-            model.link_mut().set_params_projected(&theta);
+            model.link_mut().set_params_projected(&theta)?;
         }
+        Ok(())
     }
 }

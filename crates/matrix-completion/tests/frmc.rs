@@ -40,7 +40,7 @@ fn identity_link_predicts_exactly_the_schatten_model() {
         ..TrainConfig::default()
     };
     let f = fit(&train, None, &cfg, &mut seeded(2)).unwrap();
-    let z = f.model.latent();
+    let z = f.model.latent().unwrap();
     let b = f.model.offset();
     for (i, j, _) in train.iter() {
         let p = f.model.predict(i, j).unwrap();
@@ -192,14 +192,11 @@ fn early_stopping_and_warm_start() {
 }
 
 /// Spec test 6: 200×200, rank 2, noiseless, uniform sampling of
-/// N = 4·r·n·ln n ≈ 8.5k entries, L = 3: test RMSE ≤ 0.1·std(G).
-/// Slow without optimisation: ignored in debug builds (`cargo test --release`
-/// runs it; the runner covers the same regime).
+/// N = 4·r·n·ln n ≈ 8.5k entries, L = 3: test RMSE ≤ 0.1·std(G), on each of
+/// three fixed seeds. Runs in CI (issue 35): about 15 s for the three seeds
+/// in a debug build with the workspace's optimised dependencies (opt-level 1
+/// for this crate), well under a second per seed in release.
 #[test]
-#[cfg_attr(
-    debug_assertions,
-    ignore = "statistical recovery check; run with --release"
-)]
 fn recovery_at_4_r_n_log_n_observations_depth_three() {
     let (m, r) = (200usize, 2usize);
     let n_obs = (4.0 * r as f64 * m as f64 * (m as f64).ln()).round() as usize;

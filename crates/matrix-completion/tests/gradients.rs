@@ -36,7 +36,7 @@ fn random_pwl(seed: u64) -> MonotonePiecewiseLinear {
     for t in theta.iter_mut().skip(1) {
         *t = rng.random_range(0.1..2.9);
     }
-    l.set_params_projected(&theta);
+    l.set_params_projected(&theta).unwrap();
     l
 }
 
@@ -57,7 +57,7 @@ fn objective_at(
         }
     }
     let mut link = model.link().clone();
-    link.set_params_projected(&x[pos..]);
+    link.set_params_projected(&x[pos..]).unwrap();
     DeepMf::new(factors, link, model.offset())
         .unwrap()
         .objective(obs, lambda, w)
@@ -151,7 +151,7 @@ fn monotone_link_derivatives_match_finite_differences() {
             assert!((fd - l.dvalue(z)).abs() < 1e-6, "z = {z}");
         }
         let mut g = vec![0.0; l.num_params()];
-        l.add_grad_params(z, 1.0, &mut g);
+        l.add_grad_params(z, 1.0, &mut g).unwrap();
         let theta = l.params();
         let lin: f64 = g.iter().zip(&theta).map(|(a, b)| a * b).sum();
         assert!(
@@ -176,9 +176,9 @@ fn batch_parameter_gradient_equals_per_entry_sum() {
     let mut a = vec![0.0; l.num_params()];
     let mut b = vec![0.0; l.num_params()];
     for (&z, &s) in zs.iter().zip(&sc) {
-        l.add_grad_params(z, s, &mut a);
+        l.add_grad_params(z, s, &mut a).unwrap();
     }
-    l.add_grad_params_batch(&zs, &sc, &mut b);
+    l.add_grad_params_batch(&zs, &sc, &mut b).unwrap();
     for (x, y) in a.iter().zip(&b) {
         assert!((x - y).abs() < 1e-10, "{x} vs {y}");
     }

@@ -70,7 +70,8 @@ fn depth_two_reaches_soft_impute_objective_within_1e_4() {
             si.objective
         );
         // The convex objective of the deep model's Z never beats soft-impute's minimum.
-        let convex = soft_impute_objective(&obs, f.model.latent().view(), lambda_s).unwrap();
+        let convex =
+            soft_impute_objective(&obs, f.model.latent().unwrap().view(), lambda_s).unwrap();
         assert!(convex >= si.objective * (1.0 - 1e-9));
     }
 }

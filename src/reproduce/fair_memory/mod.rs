@@ -149,7 +149,7 @@ fn one_run(
         learner.run_episode(&mut rng);
         train_secs += t0.elapsed().as_secs_f64();
         if e % eval_every == 0 {
-            nsw.push(dp::greedy_value(&learner, env, 1.0));
+            nsw.push(dp::greedy_value(&learner, env, 1.0)?);
         }
     }
     let curve = LearningCurve {
@@ -386,9 +386,13 @@ impl Reproduction for FairMemory {
             props::P4_EPISODES
         ));
         notes.push(
-            "Still missing (issue 35): the official repository's tabular code run as the peer on the same settings \
-             (scripts/compare/fair_memory.py is a NumPy port); the RNN-memory baseline (later, on the shared neural \
-             crate)."
+            "Still missing (issue 35): the official repository's tabular code (praal/remembering-to-be-fair, ql.py at \
+             commit 637163c) run as the peer; scripts/compare/fair_memory.py is still a NumPy port. Not attempted in \
+             this session (time): ql.py needs numpy, matplotlib and the gym-style envs/donut.py in a virtual environment, \
+             trains one seed (2024) per call, evaluates one sampled greedy rollout with random tie-breaking per episode \
+             (our evaluation is the exact expected NSW sum) and uses argparse type=bool for -cf, so a wrapper must loop \
+             seeds and recompute 'episodes to within 1%' from saved Q tables. The RNN-memory baseline comes later, on \
+             the shared neural crate."
                 .into(),
         );
         notes.push(format!(

@@ -144,7 +144,7 @@ pub fn property_checks(seed: u64) -> Result<Vec<Check>, BoxError> {
             }
             for (mem, m) in mems.iter().zip(ms.iter_mut()) {
                 let mut next = vec![0; n];
-                mem.update(m, gain, &mut next);
+                mem.update(m, gain, &mut next)?;
                 *m = next;
             }
             let gap = |v: &[u32]| {
@@ -196,8 +196,8 @@ pub fn property_checks(seed: u64) -> Result<Vec<Check>, BoxError> {
         let (s, m) = &states[rng.random_range(0..states.len())];
         for a in 0..env.n_actions() {
             for o in env.outcomes(*s, a) {
-                for mt in counterfactual_memories(&env, &mem, window, *s, m) {
-                    let cf = counterfactual(&env, &mem, *s, a, &o, &mt);
+                for mt in counterfactual_memories(&env, &mem, window, *s, m)? {
+                    let cf = counterfactual(&env, &mem, *s, a, &o, &mt)?;
                     let present = *s >> a & 1 == 1;
                     let mut want = mt.clone();
                     if present {
