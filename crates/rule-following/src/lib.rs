@@ -47,6 +47,7 @@
 
 mod error;
 pub mod eval;
+pub mod experiment;
 pub mod format;
 pub mod io;
 pub mod knn;
