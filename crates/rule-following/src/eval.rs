@@ -111,7 +111,7 @@ pub fn exact_match(
 ///
 /// # Errors
 /// [`Error::Empty`] for an empty training or test set.
-pub fn linf_to_train(task: &Task, train: &[Sample], test: &[Sample]) -> Result<Vec<i64>> {
+pub fn linf_to_train(task: &Task, train: &[Sample], test: &[Sample]) -> Result<Vec<u64>> {
     if train.is_empty() {
         return Err(Error::Empty("training set"));
     }
@@ -124,7 +124,7 @@ pub fn linf_to_train(task: &Task, train: &[Sample], test: &[Sample]) -> Result<V
         .map(|s| {
             let (x, y) = task.coords(s.a, s.b);
             pts.iter()
-                .map(|&(u, v)| (x - u).abs().max((y - v).abs()))
+                .map(|&(u, v)| x.abs_diff(u).max(y.abs_diff(v)))
                 .min()
                 .unwrap_or(0)
         })

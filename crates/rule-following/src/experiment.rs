@@ -65,7 +65,7 @@ pub struct GridOutcome {
     /// The holes of the split.
     pub squares: Vec<Square>,
     /// L∞ distance of each test sample to the nearest training sample.
-    pub distances: Vec<i64>,
+    pub distances: Vec<u64>,
     /// The transformer's outputs.
     pub outputs: Vec<String>,
     /// Whether each output is right.

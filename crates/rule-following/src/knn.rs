@@ -46,11 +46,14 @@ impl Knn {
     /// Euclidean distance; equal distances ordered by training index).
     /// O(n log n) per query.
     pub fn predict(&self, x: i64, y: i64) -> String {
-        let mut idx: Vec<(i64, usize)> = self
+        let mut idx: Vec<(u128, usize)> = self
             .points
             .iter()
             .enumerate()
-            .map(|(i, &(u, v))| ((x - u).pow(2) + (y - v).pow(2), i))
+            .map(|(i, &(u, v))| {
+                let (dx, dy) = (u128::from(x.abs_diff(u)), u128::from(y.abs_diff(v)));
+                (dx * dx + dy * dy, i)
+            })
             .collect();
         idx.select_nth_unstable(self.k - 1);
         idx.truncate(self.k);

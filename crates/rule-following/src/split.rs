@@ -34,19 +34,25 @@ impl Square {
 
     /// Whether `(x, y)` lies in the closed square. O(1).
     pub fn contains(&self, x: i64, y: i64) -> bool {
-        (x - self.center.0).abs() <= self.half && (y - self.center.1).abs() <= self.half
+        self.half >= 0
+            && x.abs_diff(self.center.0) <= self.half as u64
+            && y.abs_diff(self.center.1) <= self.half as u64
     }
 
     /// Whether two closed squares share a grid point. O(1).
     pub fn overlaps(&self, other: &Square) -> bool {
-        let reach = self.half + other.half;
-        (self.center.0 - other.center.0).abs() <= reach
-            && (self.center.1 - other.center.1).abs() <= reach
+        let reach = i128::from(self.half) + i128::from(other.half);
+        i128::from(self.center.0.abs_diff(other.center.0)) <= reach
+            && i128::from(self.center.1.abs_diff(other.center.1)) <= reach
     }
 
-    /// Number of grid points `(2h + 1)²`.
+    /// Number of grid points `(2h + 1)²` (0 for `h < 0`, saturating at `i64::MAX`).
     pub fn area(&self) -> i64 {
-        (2 * self.half + 1) * (2 * self.half + 1)
+        if self.half < 0 {
+            return 0;
+        }
+        let side = self.half.saturating_mul(2).saturating_add(1);
+        side.saturating_mul(side)
     }
 
     /// Whether every point of the square is a sample of `task` (the task's
@@ -205,7 +211,7 @@ impl Split {
                 }
                 let hi = match half_sides {
                     HalfSides::Intended => hi,
-                    HalfSides::ReleasedCompat => (lo + 1).min(hi),
+                    HalfSides::ReleasedCompat => lo.saturating_add(1).min(hi),
                 };
                 let side = task.side() as i64;
                 let ymax = match *task {

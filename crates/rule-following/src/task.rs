@@ -294,15 +294,17 @@ impl Task {
             Task::Addition { n } | Task::BaseAddition { n, .. } => n,
             Task::LinearRegression { n, .. } => n,
             Task::ModAddition { p } => p,
-            Task::ChickenRabbit { max_heads } => 2 * max_heads - 1,
+            Task::ChickenRabbit { max_heads } => max_heads.saturating_mul(2).saturating_sub(1),
         }
     }
 
     /// Number of samples: `n²`, `p²`, or `H(H + 1)/2`.
     pub fn len(&self) -> u64 {
         match *self {
-            Task::ChickenRabbit { max_heads } => max_heads * (max_heads + 1) / 2,
-            _ => self.side() * self.side(),
+            Task::ChickenRabbit { max_heads } => {
+                max_heads.saturating_mul(max_heads.saturating_add(1)) / 2
+            }
+            _ => self.side().saturating_mul(self.side()),
         }
     }
 
@@ -314,21 +316,25 @@ impl Task {
     /// Whether grid coordinates `(x, y)` are a sample: inside `[0, side)²`,
     /// and for chicken & rabbit `y < H` and `y ≤ x ≤ 2y` (`x` = legs/2, `y` = heads).
     pub fn contains(&self, x: i64, y: i64) -> bool {
-        let side = self.side() as i64;
+        let side = i64::try_from(self.side()).unwrap_or(i64::MAX);
         if x < 0 || y < 0 || x >= side || y >= side {
             return false;
         }
         match *self {
-            Task::ChickenRabbit { max_heads } => y < max_heads as i64 && y <= x && x <= 2 * y,
+            Task::ChickenRabbit { max_heads } => {
+                (y as u64) < max_heads && y <= x && x <= y.saturating_mul(2)
+            }
             _ => true,
         }
     }
 
     /// The grid coordinates of operands `(a, b)`: `(a, b)`, or `(legs/2, heads)`.
+    /// Operands beyond `i64::MAX` saturate (no task has them).
     pub fn coords(&self, a: u64, b: u64) -> (i64, i64) {
+        let c = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
         match self {
-            Task::ChickenRabbit { .. } => ((a / 2) as i64, b as i64),
-            _ => (a as i64, b as i64),
+            Task::ChickenRabbit { .. } => (c(a / 2), c(b)),
+            _ => (c(a), c(b)),
         }
     }
 
