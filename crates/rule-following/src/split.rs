@@ -402,7 +402,7 @@ pub fn parse_squares(text: &str) -> Result<Vec<Square>> {
             msg: "missing `centers:` or `lengths:`".into(),
         });
     };
-    if c.len() % 2 != 0 || c.len() / 2 != l.len() || l.is_empty() {
+    if !c.len().is_multiple_of(2) || c.len() / 2 != l.len() || l.is_empty() {
         return Err(Error::Parse {
             line: lines,
             msg: format!("{} centre coordinates for {} half-sides", c.len(), l.len()),

@@ -410,7 +410,7 @@ impl Task {
                 if heads >= max_heads {
                     return Err(out("heads ≥ H"));
                 }
-                if legs % 2 == 1 || legs < 2 * heads || legs > 4 * heads {
+                if !legs.is_multiple_of(2) || legs < 2 * heads || legs > 4 * heads {
                     return Err(out("legs must be even and in [2·heads, 4·heads]"));
                 }
                 let rabbits = (legs - 2 * heads) / 2;

@@ -74,7 +74,7 @@ impl TransformerConfig {
                 expected,
             })
         };
-        if self.heads == 0 || self.d_model == 0 || self.d_model % self.heads != 0 {
+        if self.heads == 0 || self.d_model == 0 || !self.d_model.is_multiple_of(self.heads) {
             return bad("d_model", self.d_model, "a positive multiple of the heads");
         }
         if self.layers == 0 {
@@ -86,7 +86,7 @@ impl TransformerConfig {
         if self.max_len < 2 {
             return bad("max_len", self.max_len, "at least 2");
         }
-        if self.positions == Positions::Sinusoidal && self.d_model % 2 != 0 {
+        if self.positions == Positions::Sinusoidal && !self.d_model.is_multiple_of(2) {
             return bad("d_model", self.d_model, "even for sinusoidal positions");
         }
         mlcore::check::alloc_len(

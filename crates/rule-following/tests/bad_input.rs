@@ -354,7 +354,7 @@ proptest! {
             let _ = Split::MultiHole { k, half_range: (lo, hi), max_tries: 200, half_sides: HalfSides::ReleasedCompat }
                 .apply(&task, &mut rng());
             let _ = Split::Random { train_ratio: ratio }.apply(&task, &mut rng());
-            let _ = Split::Rows { rows: vec![cx], range: (lo as i64, hi as i64) }.apply(&task, &mut rng());
+            let _ = Split::Rows { rows: vec![cx], range: (lo, hi) }.apply(&task, &mut rng());
             if let Ok(s) = task.sample(a, b) {
                 for f in [Format::Direct, Format::Rfft, Format::CompactRule, Format::ScratchpadIcl,
                           Format::Scratchpad { released_line_count: true }] {
