@@ -21,6 +21,7 @@
 //! | exact-match evaluation, accuracy by distance | [`eval`] |
 //! | case-based reference | [`knn::Knn`] |
 //! | small transformer from scratch (candle) | [`transformer::TinyTransformer`] |
+//! | the small-scale leave-square-out run (runner entry) | [`experiment::GridExperiment`] |
 //! | external models | [`Solver`] |
 //!
 //! ```
