@@ -17,6 +17,7 @@ pub mod matrix_completion;
 pub mod max_reward_rl;
 pub mod nncore;
 pub mod ricci_causal;
+pub mod rule_following;
 pub mod ssm_universality;
 pub mod vint_pose;
 
@@ -34,6 +35,7 @@ pub fn registry() -> Vec<Box<dyn Reproduction>> {
         Box::new(max_reward_rl::MaxRewardRl),
         Box::new(nncore::Nncore),
         Box::new(ricci_causal::RicciCausal),
+        Box::new(rule_following::RuleFollowing),
         Box::new(ssm_universality::SsmUniversality),
         Box::new(vint_pose::VintPose),
     ]

@@ -30,6 +30,7 @@
 //! | `matrix_completion` | `matrix-completion` | Schatten-p matrix completion, deep and weighted factorisation, FRMC (Ledent & Alves) |
 //! | `max_reward_rl` | `max-reward-rl` | max-reward reinforcement learning (Veviurko et al.) |
 //! | `ricci_causal` | `ricci-causal` | Ricci curvature, Ricci flow and causal estimation on networks (Farzam et al.) |
+//! | `rule_following` | `rule-following` | case-based vs rule-based reasoning: math tasks, leave-square-out splits, rule traces, kNN and a tiny transformer (Hu et al.) |
 //! | `ssm_universality` | `ssm-universality` | linear diagonal recurrences + MLPs: lossless encodings, Vandermonde conditioning, complex vs real spectra (Orvieto et al.) |
 //! | `vint_pose` | `vint-pose` | visuo-tactile in-hand object pose: SE(3), ADD/ADD-S/AUC, ICP with tactile fusion, MJCF hand (Wan et al., VinT-6D) |
 //!
@@ -63,6 +64,8 @@ pub use max_reward_rl;
 pub use nncore;
 #[cfg(feature = "ricci-causal")]
 pub use ricci_causal;
+#[cfg(feature = "rule-following")]
+pub use rule_following;
 #[cfg(feature = "ssm-universality")]
 pub use ssm_universality;
 #[cfg(feature = "tabular-mdp")]
