@@ -394,3 +394,16 @@ pub fn parse_sdf(text: &str) -> Result<Vec<Molecule>> {
     }
     Ok(out)
 }
+
+/// The 1,253 graphs of the graph atlas vendored in `data/graph-atlas/`
+/// (networkx 3.6.1's `atlas.dat.gz`, checksum verified), in atlas order.
+///
+/// # Errors
+/// [`Error::Core`] when the file is missing or its SHA-256 differs;
+/// [`Error::Parse`] on malformed content.
+pub fn vendored_atlas() -> Result<Vec<Graph>> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/graph-atlas");
+    let ds = mlcore::data::Dataset::open(dir)?;
+    let text = ds.read_to_string("atlas.dat.gz")?;
+    Ok(parse_atlas(&text)?.into_iter().map(|(_, g)| g).collect())
+}

@@ -10,3 +10,5 @@ pub mod wl;
 
 pub use error::{Error, Result};
 pub use graph::Graph;
+pub mod model;
+pub mod pe;

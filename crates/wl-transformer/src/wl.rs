@@ -570,3 +570,40 @@ pub fn joint_histograms(graphs: &[&Graph], v: Variant) -> Result<Vec<Vec<(u32, u
         })
         .collect())
 }
+
+/// Pairs `(i, j)`, `i < j`, of `graphs` that `v` leaves undistinguished:
+/// graphs with equal node counts are refined jointly to the stable
+/// colouring and compared by colour histogram (different node counts are
+/// always distinguished). On a list of pairwise non-isomorphic graphs (the
+/// graph atlas) these are the variant's failures.
+///
+/// # Errors
+/// As [`refine_pair`].
+pub fn undistinguished_pairs(graphs: &[Graph], v: Variant) -> Result<Vec<(usize, usize)>> {
+    use std::collections::BTreeMap;
+    let mut by_n: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (i, g) in graphs.iter().enumerate() {
+        by_n.entry(g.n()).or_default().push(i);
+    }
+    let mut out = Vec::new();
+    for idx in by_n.values() {
+        if idx.len() < 2 {
+            continue;
+        }
+        let refs: Vec<&Graph> = idx.iter().map(|&i| &graphs[i]).collect();
+        let hists = joint_histograms(&refs, v)?;
+        let mut groups: BTreeMap<&Vec<(u32, usize)>, Vec<usize>> = BTreeMap::new();
+        for (pos, h) in hists.iter().enumerate() {
+            groups.entry(h).or_default().push(idx[pos]);
+        }
+        for members in groups.values() {
+            for a in 0..members.len() {
+                for b in a + 1..members.len() {
+                    out.push((members[a], members[b]));
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    Ok(out)
+}
