@@ -19,6 +19,7 @@ pub mod nncore;
 pub mod ricci_causal;
 pub mod ssm_universality;
 pub mod vint_pose;
+pub mod wl_transformer;
 
 /// Every registered reproduction, sorted by crate name.
 pub fn registry() -> Vec<Box<dyn Reproduction>> {
@@ -36,5 +37,6 @@ pub fn registry() -> Vec<Box<dyn Reproduction>> {
         Box::new(ricci_causal::RicciCausal),
         Box::new(ssm_universality::SsmUniversality),
         Box::new(vint_pose::VintPose),
+        Box::new(wl_transformer::WlTransformer),
     ]
 }

@@ -67,9 +67,9 @@ pub fn laplacian(g: &Graph, kind: Laplacian) -> Result<Array2<f64>> {
     let a = g.adjacency()?;
     let deg: Vec<f64> = (0..n).map(|v| g.degree(v) as f64).collect();
     Ok(match kind {
-        Laplacian::Combinatorial => Array2::from_shape_fn((n, n), |(i, j)| {
-            if i == j { deg[i] } else { -a[[i, j]] }
-        }),
+        Laplacian::Combinatorial => {
+            Array2::from_shape_fn((n, n), |(i, j)| if i == j { deg[i] } else { -a[[i, j]] })
+        }
         Laplacian::Normalized => Array2::from_shape_fn((n, n), |(i, j)| {
             let di = deg[i].max(1.0);
             let dj = deg[j].max(1.0);
@@ -114,10 +114,16 @@ pub fn laplacian_pe(g: &Graph, cfg: LpeConfig) -> Result<LaplacianPe> {
     let mut mask = vec![false; k];
     for (slot, &j) in chosen.iter().enumerate() {
         values[slot] = vals[j];
-        vectors.slice_mut(s![.., slot]).assign(&vecs.slice(s![.., j]));
+        vectors
+            .slice_mut(s![.., slot])
+            .assign(&vecs.slice(s![.., j]));
         mask[slot] = true;
     }
-    Ok(LaplacianPe { values, vectors, mask })
+    Ok(LaplacianPe {
+        values,
+        vectors,
+        mask,
+    })
 }
 
 /// How [`rrwp`] forms the powers of the random-walk matrix.
@@ -148,7 +154,10 @@ pub fn rrwp(g: &Graph, steps: usize, powers: RrwpPowers) -> Result<Array3<f64>> 
         return Err(Error::Empty("RRWP of the null graph"));
     }
     let cells = crate::tokens::check_count(n, 2, crate::tokens::DEFAULT_TUPLE_LIMIT)?;
-    if cells.checked_mul(steps).is_none_or(|c| c > crate::tokens::DEFAULT_TUPLE_LIMIT) {
+    if cells
+        .checked_mul(steps)
+        .is_none_or(|c| c > crate::tokens::DEFAULT_TUPLE_LIMIT)
+    {
         return Err(Error::TooManyTuples {
             n,
             k: 2,

@@ -185,6 +185,25 @@ impl<'g> Space<'g> {
                 );
                 push_group(out, &mut elems, 2);
             }
+            Variant::Folklore { k } if k <= 4 => {
+                // Pack the k colours of each w into one u128 (lexicographic
+                // order preserved), sort, unpack.
+                let mut packed: Vec<u128> = (0..n)
+                    .map(|w| {
+                        (0..k).fold(0u128, |acc, j| {
+                            let c = colours[self.phi(idx, t, j, w, &mut scratch).expect("dense")];
+                            acc << 32 | u128::from(c)
+                        })
+                    })
+                    .collect();
+                packed.sort_unstable();
+                out.push(packed.len() as u32);
+                for p in packed {
+                    for j in (0..k).rev() {
+                        out.push((p >> (32 * j)) as u32);
+                    }
+                }
+            }
             Variant::Folklore { k } => {
                 let mut rows: Vec<Vec<u32>> = (0..n)
                     .map(|w| {
@@ -281,27 +300,33 @@ fn hash_signature(sig: &[u32], v: Variant, prev: &[u64]) -> u64 {
 
 /// Canonical colours of all tuples of all spaces for one round, from the
 /// per-tuple signatures: returns (colours per space, hash per colour).
-fn canonical(sigs: Vec<Vec<Vec<u32>>>, v: Option<(Variant, &[u64])>) -> (Vec<Vec<u32>>, Vec<u64>) {
+fn canonical(
+    sigs: Vec<Vec<Vec<u32>>>,
+    v: Option<(Variant, &[u64])>,
+    with_hashes: bool,
+) -> (Vec<Vec<u32>>, Vec<u64>, usize) {
     let mut uniq: Vec<&Vec<u32>> = sigs.iter().flatten().collect();
     uniq.sort_unstable();
     uniq.dedup();
     let hashes: Vec<u64> = match v {
+        _ if !with_hashes => Vec::new(),
         Some((var, prev)) => uniq.iter().map(|s| hash_signature(s, var, prev)).collect(),
         None => uniq
             .iter()
             .map(|s| hash_words(&s.iter().map(|&x| u64::from(x)).collect::<Vec<_>>()))
             .collect(),
     };
+    let rank: std::collections::HashMap<&[u32], u32> = uniq
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.as_slice(), i as u32))
+        .collect();
     let colours = sigs
         .iter()
-        .map(|space| {
-            space
-                .iter()
-                .map(|s| uniq.binary_search(&s).expect("signature present") as u32)
-                .collect()
-        })
+        .map(|space| space.iter().map(|s| rank[s.as_slice()]).collect())
         .collect();
-    (colours, hashes)
+    let classes = uniq.len();
+    (colours, hashes, classes)
 }
 
 fn signatures(space: &Space<'_>, v: Variant, colours: &[u32]) -> Vec<Vec<u32>> {
@@ -328,10 +353,11 @@ struct Joint<'g> {
     colours: Vec<Vec<u32>>,
     hashes: Vec<u64>,
     classes: usize,
+    with_hashes: bool,
 }
 
 impl<'g> Joint<'g> {
-    fn new(graphs: &[&'g Graph], v: Variant) -> Result<Joint<'g>> {
+    fn new(graphs: &[&'g Graph], v: Variant, with_hashes: bool) -> Result<Joint<'g>> {
         v.check()?;
         let k = v.order();
         let mut spaces = Vec::with_capacity(graphs.len());
@@ -377,14 +403,14 @@ impl<'g> Joint<'g> {
                     .collect(),
             })
             .collect();
-        let (colours, hashes) = canonical(init, None);
-        let classes = hashes.len();
+        let (colours, hashes, classes) = canonical(init, None, with_hashes);
         Ok(Joint {
             v,
             spaces,
             colours,
             hashes,
             classes,
+            with_hashes,
         })
     }
 
@@ -396,9 +422,10 @@ impl<'g> Joint<'g> {
             .zip(&self.colours)
             .map(|(sp, c)| signatures(sp, self.v, c))
             .collect();
-        let (colours, hashes) = canonical(sigs, Some((self.v, &self.hashes)));
-        let finer = hashes.len() > self.classes;
-        self.classes = hashes.len();
+        let (colours, hashes, classes) =
+            canonical(sigs, Some((self.v, &self.hashes)), self.with_hashes);
+        let finer = classes > self.classes;
+        self.classes = classes;
         self.colours = colours;
         self.hashes = hashes;
         finer
@@ -411,6 +438,20 @@ impl<'g> Joint<'g> {
         }
         h
     }
+}
+
+/// `(colour, count)` pairs of a colouring, sorted by colour. O(T log T).
+fn sparse_histogram(colours: &[u32]) -> Vec<(u32, usize)> {
+    let mut c = colours.to_vec();
+    c.sort_unstable();
+    let mut out: Vec<(u32, usize)> = Vec::new();
+    for x in c {
+        match out.last_mut() {
+            Some((y, n)) if *y == x => *n += 1,
+            _ => out.push((x, 1)),
+        }
+    }
+    out
 }
 
 /// Result of [`refine_pair`].
@@ -445,7 +486,7 @@ pub fn refine_pair(
     v: Variant,
     max_iter: Option<usize>,
 ) -> Result<PairOutcome> {
-    let mut joint = Joint::new(&[g1, g2], v)?;
+    let mut joint = Joint::new(&[g1, g2], v, false)?;
     let mut rounds = 0;
     loop {
         if joint.histogram(0) != joint.histogram(1) {
@@ -512,7 +553,7 @@ impl Colouring {
 /// # Errors
 /// As [`refine_pair`].
 pub fn stable_colouring(g: &Graph, v: Variant) -> Result<Colouring> {
-    let mut joint = Joint::new(&[g], v)?;
+    let mut joint = Joint::new(&[g], v, true)?;
     let mut rounds = 0;
     let mut prev_hashes: Vec<u64> = joint.colours[0]
         .iter()
@@ -556,19 +597,9 @@ pub fn joint_histograms(graphs: &[&Graph], v: Variant) -> Result<Vec<Vec<(u32, u
     if graphs.is_empty() {
         return Err(Error::Empty("no graphs to refine"));
     }
-    let mut joint = Joint::new(graphs, v)?;
+    let mut joint = Joint::new(graphs, v, false)?;
     while joint.round() {}
-    Ok((0..graphs.len())
-        .map(|i| {
-            joint
-                .histogram(i)
-                .into_iter()
-                .enumerate()
-                .filter(|&(_, c)| c > 0)
-                .map(|(col, c)| (col as u32, c))
-                .collect()
-        })
-        .collect())
+    Ok(joint.colours.iter().map(|c| sparse_histogram(c)).collect())
 }
 
 /// Pairs `(i, j)`, `i < j`, of `graphs` that `v` leaves undistinguished:

@@ -95,10 +95,15 @@ fn token_counts_decalin_and_c6() {
 fn one_wl_leaves_exactly_26_atlas_pairs() {
     let atlas = wl_transformer::io::vendored_atlas().unwrap();
     assert_eq!(atlas.len(), 1253);
-    assert_eq!(undistinguished_pairs(&atlas, Variant::OneWl).unwrap().len(), 26);
+    assert_eq!(
+        undistinguished_pairs(&atlas, Variant::OneWl).unwrap().len(),
+        26
+    );
     // 2-WL ≡ 1-WL (spec, the WL hierarchy).
     assert_eq!(
-        undistinguished_pairs(&atlas, Variant::Oblivious { k: 2 }).unwrap().len(),
+        undistinguished_pairs(&atlas, Variant::Oblivious { k: 2 })
+            .unwrap()
+            .len(),
         26
     );
 }

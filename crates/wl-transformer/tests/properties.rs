@@ -9,7 +9,9 @@ use proptest::test_runner::RngSeed;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use wl_transformer::Graph;
-use wl_transformer::model::{EdgeTransformer, EtConfig, GtConfig, PeKind, TupleGraphTransformer, max_abs_diff};
+use wl_transformer::model::{
+    EdgeTransformer, EtConfig, GtConfig, PeKind, TupleGraphTransformer, max_abs_diff,
+};
 use wl_transformer::named;
 use wl_transformer::pe::{Laplacian, LpeConfig, laplacian, laplacian_pe};
 use wl_transformer::tokens::TokenSet;
@@ -186,14 +188,43 @@ proptest! {
     }
 }
 
+/// A model under test: graph → output.
+type Model<'a> = Box<dyn Fn(&Graph) -> candle_core::Tensor + 'a>;
+
 fn spe_gt(order: usize, seed: u64) -> TupleGraphTransformer {
-    let cfg = GtConfig { order, pe: PeKind::Spe, num_vecs: None, layers: 2, dim: 16, heads: 2, pe_dim: 16, ..GtConfig::small() };
-    TupleGraphTransformer::new(&cfg, &mut ParamSet::new(), DType::F64, &mut ChaCha8Rng::seed_from_u64(seed)).unwrap()
+    let cfg = GtConfig {
+        order,
+        pe: PeKind::Spe,
+        num_vecs: None,
+        layers: 2,
+        dim: 16,
+        heads: 2,
+        pe_dim: 16,
+        ..GtConfig::small()
+    };
+    TupleGraphTransformer::new(
+        &cfg,
+        &mut ParamSet::new(),
+        DType::F64,
+        &mut ChaCha8Rng::seed_from_u64(seed),
+    )
+    .unwrap()
 }
 
 fn et(seed: u64) -> EdgeTransformer {
-    let cfg = EtConfig { layers: 2, dim: 16, heads: 2, ..EtConfig::small() };
-    EdgeTransformer::new(&cfg, &mut ParamSet::new(), DType::F64, &mut ChaCha8Rng::seed_from_u64(seed)).unwrap()
+    let cfg = EtConfig {
+        layers: 2,
+        dim: 16,
+        heads: 2,
+        ..EtConfig::small()
+    };
+    EdgeTransformer::new(
+        &cfg,
+        &mut ParamSet::new(),
+        DType::F64,
+        &mut ChaCha8Rng::seed_from_u64(seed),
+    )
+    .unwrap()
 }
 
 proptest! {
@@ -204,12 +235,12 @@ proptest! {
     #[test]
     fn p7_models_are_permutation_invariant(g in graph(12), seed in any::<u64>()) {
         let h = g.permute(&perm_of(g.n(), seed)).unwrap();
-        let mut models: Vec<Box<dyn Fn(&Graph) -> candle_core::Tensor>> = vec![
-            Box::new(|x: &Graph| spe_gt(2, seed).forward(x).unwrap()),
-            Box::new(|x: &Graph| et(seed).forward(x).unwrap()),
+        let mut models: Vec<Model<'_>> = vec![
+            Box::new(move |x: &Graph| spe_gt(2, seed).forward(x).unwrap()),
+            Box::new(move |x: &Graph| et(seed).forward(x).unwrap()),
         ];
         if g.n() <= 8 {
-            models.push(Box::new(|x: &Graph| spe_gt(3, seed).forward(x).unwrap()));
+            models.push(Box::new(move |x: &Graph| spe_gt(3, seed).forward(x).unwrap()));
         }
         for f in &models {
             let (y1, y2) = (f(&g), f(&h));
@@ -263,9 +294,22 @@ fn triangular_attention_equals_naive_triple_loop() {
     let attn = model.attention(0).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     for n in [1usize, 4, 7] {
-        let x = Array3::from_shape_fn((n, n, 16), |_| rand::RngExt::random_range(&mut rng, -1.0..1.0));
-        let xt = candle_core::Tensor::from_vec(x.iter().copied().collect::<Vec<f64>>(), (n, n, 16), &candle_core::Device::Cpu).unwrap();
-        let fast: Vec<f64> = attn.forward(&xt).unwrap().flatten_all().unwrap().to_vec1().unwrap();
+        let x = Array3::from_shape_fn((n, n, 16), |_| {
+            rand::RngExt::random_range(&mut rng, -1.0..1.0)
+        });
+        let xt = candle_core::Tensor::from_vec(
+            x.iter().copied().collect::<Vec<f64>>(),
+            (n, n, 16),
+            &candle_core::Device::Cpu,
+        )
+        .unwrap();
+        let fast: Vec<f64> = attn
+            .forward(&xt)
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .to_vec1()
+            .unwrap();
         let slow = attn.forward_naive(&x).unwrap();
         for (a, b) in fast.iter().zip(slow.iter()) {
             assert!((a - b).abs() <= 1e-10, "{a} vs {b}");
@@ -277,7 +321,9 @@ fn triangular_attention_equals_naive_triple_loop() {
 /// has spectrum {0, 1, 1, 3, 3, 4}.
 #[test]
 fn c6_combinatorial_spectrum() {
-    let (vals, _) = wl_transformer::pe::laplacian_spectrum(&named::cycle(6).unwrap(), Laplacian::Combinatorial).unwrap();
+    let (vals, _) =
+        wl_transformer::pe::laplacian_spectrum(&named::cycle(6).unwrap(), Laplacian::Combinatorial)
+            .unwrap();
     for (a, b) in vals.iter().zip([0.0, 1.0, 1.0, 3.0, 3.0, 4.0]) {
         assert!((a - b).abs() < 1e-12);
     }

@@ -32,7 +32,12 @@ fn host(t: &Tensor) -> Result<Vec<f64>> {
 }
 
 impl TriangularAttention {
-    fn new<R: Rng + ?Sized>(bld: &mut Builder<'_, R>, name: &str, d: usize, heads: usize) -> Result<Self> {
+    fn new<R: Rng + ?Sized>(
+        bld: &mut Builder<'_, R>,
+        name: &str,
+        d: usize,
+        heads: usize,
+    ) -> Result<Self> {
         if heads == 0 || !d.is_multiple_of(heads) {
             return Err(Error::HeadsDoNotDivide { dim: d, heads });
         }
@@ -61,18 +66,30 @@ impl TriangularAttention {
         let (h, dk) = (self.heads, d / self.heads);
         let split = |y: Tensor| y.reshape((n, n, h, dk));
         // q[h, l, i, c] = Q[i, l, h, c]; k[h, l, c, j] = K[l, j, h, c].
-        let q = split(self.q.forward(x)?)?.permute((2, 1, 0, 3))?.contiguous()?;
-        let k = split(self.k.forward(x)?)?.permute((2, 0, 3, 1))?.contiguous()?;
+        let q = split(self.q.forward(x)?)?
+            .permute((2, 1, 0, 3))?
+            .contiguous()?;
+        let k = split(self.k.forward(x)?)?
+            .permute((2, 0, 3, 1))?
+            .contiguous()?;
         let s = (q.matmul(&k)? / (dk as f64).sqrt())?; // [h, l, i, j]
         let a = candle_nn::ops::softmax(&s.permute((0, 2, 3, 1))?.contiguous()?, D::Minus1)?; // [h, i, j, l]
         // v1[h, i, l, c] = V1[i, l, h, c]; v2[h, j, l, c] = V2[l, j, h, c].
-        let v1 = split(self.v1.forward(x)?)?.permute((2, 0, 1, 3))?.contiguous()?;
-        let v2 = split(self.v2.forward(x)?)?.permute((2, 1, 0, 3))?.contiguous()?;
+        let v1 = split(self.v1.forward(x)?)?
+            .permute((2, 0, 1, 3))?
+            .contiguous()?;
+        let v2 = split(self.v2.forward(x)?)?
+            .permute((2, 1, 0, 3))?
+            .contiguous()?;
         let prod = a
             .unsqueeze(4)?
             .broadcast_mul(&v1.unsqueeze(2)?)?
             .broadcast_mul(&v2.unsqueeze(1)?)?; // [h, i, j, l, c]
-        let out = prod.sum(3)?.permute((1, 2, 0, 3))?.contiguous()?.reshape((n, n, d))?;
+        let out = prod
+            .sum(3)?
+            .permute((1, 2, 0, 3))?
+            .contiguous()?
+            .reshape((n, n, d))?;
         Ok(self.o.forward(&out)?)
     }
 
@@ -105,7 +122,10 @@ impl TriangularAttention {
         for i in 0..n {
             for j in 0..n {
                 let v: Vec<f64> = (0..d).map(|c| x[[i, j, c]]).collect();
-                for (p, l) in [&self.q, &self.k, &self.v1, &self.v2].into_iter().enumerate() {
+                for (p, l) in [&self.q, &self.k, &self.v1, &self.v2]
+                    .into_iter()
+                    .enumerate()
+                {
                     proj[p][i * n + j] = lin(l, &v)?;
                 }
             }
@@ -167,7 +187,12 @@ impl EdgeTransformer {
     ///
     /// # Errors
     /// [`EtConfig::check`]'s errors.
-    pub fn new<R: Rng + ?Sized>(cfg: &EtConfig, params: &mut ParamSet, dtype: DType, rng: &mut R) -> Result<Self> {
+    pub fn new<R: Rng + ?Sized>(
+        cfg: &EtConfig,
+        params: &mut ParamSet,
+        dtype: DType,
+        rng: &mut R,
+    ) -> Result<Self> {
         cfg.check()?;
         let device = Device::Cpu;
         let mut bld = Builder {
@@ -230,7 +255,9 @@ impl EdgeTransformer {
             .index_select(&Tensor::from_vec(g.node_labels().to_vec(), n, dev)?, 0)?;
         let xi = x.unsqueeze(1)?.broadcast_as((n, n, d))?;
         let xj = x.unsqueeze(0)?.broadcast_as((n, n, d))?;
-        let mut h = self.input.forward(&Tensor::cat(&[&xi, &xj], 2)?.contiguous()?)?;
+        let mut h = self
+            .input
+            .forward(&Tensor::cat(&[&xi, &xj], 2)?.contiguous()?)?;
         let types: Vec<u32> = (0..n * n)
             .map(|c| {
                 let (i, j) = (c / n, c % n);
@@ -248,7 +275,8 @@ impl EdgeTransformer {
         h = (h + e)?;
         if let (Some(lin), Some(steps)) = (&self.rrwp_in, self.cfg.rrwp_steps) {
             let r = rrwp(g, steps, RrwpPowers::Consecutive)?;
-            let r = Tensor::from_vec(r.into_raw_vec_and_offset().0, (n, n, steps), dev)?.to_dtype(self.dtype)?;
+            let r = Tensor::from_vec(r.into_raw_vec_and_offset().0, (n, n, steps), dev)?
+                .to_dtype(self.dtype)?;
             h = (h + lin.forward(&r)?)?;
         }
         Ok(h)

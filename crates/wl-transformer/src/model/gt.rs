@@ -24,12 +24,22 @@ pub struct TransformerLayer {
 }
 
 impl TransformerLayer {
-    fn new<R: Rng + ?Sized>(bld: &mut Builder<'_, R>, name: &str, cfg: &GtConfig, i: usize) -> Result<Self> {
+    fn new<R: Rng + ?Sized>(
+        bld: &mut Builder<'_, R>,
+        name: &str,
+        cfg: &GtConfig,
+        i: usize,
+    ) -> Result<Self> {
         Ok(TransformerLayer {
             ln1: LayerNorm::new(bld, &format!("{name}.ln1"), cfg.dim)?,
             attn: MultiHeadAttention::new(bld, &format!("{name}.attn"), cfg.dim, cfg.heads)?,
             ln2: LayerNorm::new(bld, &format!("{name}.ln2"), cfg.dim)?,
-            ffn: Mlp::new(bld, &format!("{name}.ffn"), &[cfg.dim, cfg.dim, cfg.dim], Act::Gelu)?,
+            ffn: Mlp::new(
+                bld,
+                &format!("{name}.ffn"),
+                &[cfg.dim, cfg.dim, cfg.dim],
+                Act::Gelu,
+            )?,
             drop_path: cfg.drop_path * (i + 1) as f64 / cfg.layers as f64,
         })
     }
@@ -42,10 +52,14 @@ impl TransformerLayer {
     ) -> Result<Tensor> {
         let (t, d) = h.dims2()?;
         let attn_mask = match train.as_deref_mut() {
-            Some(rng) if cfg.attn_dropout > 0.0 => Some(dropout(&[cfg.heads, t, t], cfg.attn_dropout, rng, h)?),
+            Some(rng) if cfg.attn_dropout > 0.0 => {
+                Some(dropout(&[cfg.heads, t, t], cfg.attn_dropout, rng, h)?)
+            }
             _ => None,
         };
-        let mut a = self.attn.forward(&self.ln1.forward(h)?, attn_mask.as_ref())?;
+        let mut a = self
+            .attn
+            .forward(&self.ln1.forward(h)?, attn_mask.as_ref())?;
         if let Some(rng) = train.as_deref_mut() {
             if cfg.dropout > 0.0 {
                 a = a.mul(&dropout(&[t, d], cfg.dropout, rng, h)?)?;
@@ -122,7 +136,11 @@ impl TupleGraphTransformer {
         };
         let (k, d) = (cfg.order, cfg.dim);
         let graph_token = bld.normal("gt.graph_token", &[1, d], 1.0)?;
-        let deg_table = bld.normal("gt.degree_embedding", &[cfg.max_degree + 1, cfg.degree_dim], 1.0)?;
+        let deg_table = bld.normal(
+            "gt.degree_embedding",
+            &[cfg.max_degree + 1, cfg.degree_dim],
+            1.0,
+        )?;
         let label_table = bld.normal("gt.atom_embedding", &[cfg.node_labels, d], 1.0)?;
         let bond_table = bld.normal("gt.bond_embedding", &[cfg.edge_labels, d], 1.0)?;
         let w_deg = Linear::new(&mut bld, "gt.w_deg", k * cfg.degree_dim, d, true)?;
@@ -200,7 +218,11 @@ impl TupleGraphTransformer {
         self.forward_impl(g, Some(rng))
     }
 
-    fn forward_impl<R: Rng + ?Sized>(&self, g: &Graph, mut train: Option<&mut R>) -> Result<Tensor> {
+    fn forward_impl<R: Rng + ?Sized>(
+        &self,
+        g: &Graph,
+        mut train: Option<&mut R>,
+    ) -> Result<Tensor> {
         let cfg = &self.cfg;
         let n = g.n();
         if n == 0 {
@@ -221,7 +243,9 @@ impl TupleGraphTransformer {
         let k = cfg.order;
         // Per-node features.
         let degs: Vec<u32> = (0..n).map(|v| g.degree(v) as u32).collect();
-        let deg_emb = self.deg_table.index_select(&Tensor::from_vec(degs, n, dev)?, 0)?;
+        let deg_emb = self
+            .deg_table
+            .index_select(&Tensor::from_vec(degs, n, dev)?, 0)?;
         let lab_emb = self
             .label_table
             .index_select(&Tensor::from_vec(g.node_labels().to_vec(), n, dev)?, 0)?;
@@ -233,7 +257,9 @@ impl TupleGraphTransformer {
                 train.as_deref_mut(),
             )?),
             (_, Some(spe)) => {
-                let adj = Tensor::from_vec(g.adjacency()?.into_raw_vec_and_offset().0, (n, n), dev)?.to_dtype(dt)?;
+                let adj =
+                    Tensor::from_vec(g.adjacency()?.into_raw_vec_and_offset().0, (n, n), dev)?
+                        .to_dtype(dt)?;
                 Some(spe.forward(&eigen_input(g, cfg.num_vecs, cfg.laplacian)?, &adj, dt, dev)?)
             }
             _ => None,
@@ -248,7 +274,8 @@ impl TupleGraphTransformer {
                 .collect::<Result<Vec<_>>>()?;
             Ok(Tensor::cat(&parts, 1)?)
         };
-        let mut x = (self.w_deg.forward(&gather(&deg_emb)?)? + self.w_x.forward(&gather(&lab_emb)?)?)?;
+        let mut x =
+            (self.w_deg.forward(&gather(&deg_emb)?)? + self.w_x.forward(&gather(&lab_emb)?)?)?;
         if let (Some(pe), Some(w)) = (&pe, &self.w_pe) {
             x = (x + w.forward(&gather(pe)?)?)?;
         }

@@ -24,13 +24,15 @@ pub struct Builder<'a, R: Rng + ?Sized> {
 impl<R: Rng + ?Sized> Builder<'_, R> {
     /// A parameter drawn `U(−b, b)`.
     pub(crate) fn uniform(&mut self, name: &str, shape: &[usize], b: f64) -> Result<Var> {
-        let t = nncore::init::uniform(shape, -b, b, self.rng, &self.device)?.to_dtype(self.dtype)?;
+        let t =
+            nncore::init::uniform(shape, -b, b, self.rng, &self.device)?.to_dtype(self.dtype)?;
         Ok(self.params.add(name, &t)?)
     }
 
     /// A parameter drawn `N(0, std²)`.
     pub(crate) fn normal(&mut self, name: &str, shape: &[usize], std: f64) -> Result<Var> {
-        let t = nncore::init::normal(shape, 0.0, std, self.rng, &self.device)?.to_dtype(self.dtype)?;
+        let t =
+            nncore::init::normal(shape, 0.0, std, self.rng, &self.device)?.to_dtype(self.dtype)?;
         Ok(self.params.add(name, &t)?)
     }
 
@@ -103,7 +105,11 @@ pub struct LayerNorm {
 }
 
 impl LayerNorm {
-    pub(crate) fn new<R: Rng + ?Sized>(bld: &mut Builder<'_, R>, name: &str, d: usize) -> Result<LayerNorm> {
+    pub(crate) fn new<R: Rng + ?Sized>(
+        bld: &mut Builder<'_, R>,
+        name: &str,
+        d: usize,
+    ) -> Result<LayerNorm> {
         Ok(LayerNorm {
             gamma: bld.constant(&format!("{name}.weight"), &[d], 1.0)?,
             beta: bld.constant(&format!("{name}.bias"), &[d], 0.0)?,
@@ -215,7 +221,11 @@ impl MultiHeadAttention {
     pub fn forward(&self, x: &Tensor, attn_mask: Option<&Tensor>) -> candle_core::Result<Tensor> {
         let (t, d) = x.dims2()?;
         let dh = d / self.heads;
-        let split = |y: Tensor| y.reshape((t, self.heads, dh))?.transpose(0, 1)?.contiguous();
+        let split = |y: Tensor| {
+            y.reshape((t, self.heads, dh))?
+                .transpose(0, 1)?
+                .contiguous()
+        };
         let q = split(self.q.forward(x)?)?;
         let k = split(self.k.forward(x)?)?;
         let v = split(self.v.forward(x)?)?;
@@ -224,7 +234,11 @@ impl MultiHeadAttention {
         if let Some(m) = attn_mask {
             a = a.mul(m)?;
         }
-        let out = a.matmul(&v)?.transpose(0, 1)?.contiguous()?.reshape((t, d))?;
+        let out = a
+            .matmul(&v)?
+            .transpose(0, 1)?
+            .contiguous()?
+            .reshape((t, d))?;
         self.o.forward(&out)
     }
 }

@@ -148,7 +148,11 @@ impl GtConfig {
             return Err(Error::NumVecsZero);
         }
         if self.pe == PeKind::Lpe && self.num_vecs.is_none() {
-            return Err(bad("num_vecs", "None", "LPE needs a fixed number of eigenvectors"));
+            return Err(bad(
+                "num_vecs",
+                "None",
+                "LPE needs a fixed number of eigenvectors",
+            ));
         }
         for (name, v) in [
             ("layers", self.layers),
@@ -265,7 +269,11 @@ pub(crate) fn check_labels(g: &Graph, node_labels: usize, edge_labels: usize) ->
             got: l.to_string(),
         });
     }
-    if let Some((_, _, l)) = g.labelled_edges().into_iter().find(|e| e.2 as usize >= edge_labels) {
+    if let Some((_, _, l)) = g
+        .labelled_edges()
+        .into_iter()
+        .find(|e| e.2 as usize >= edge_labels)
+    {
         return Err(Error::ShapeMismatch {
             expected: format!("edge labels < {edge_labels}"),
             got: l.to_string(),
@@ -274,7 +282,12 @@ pub(crate) fn check_labels(g: &Graph, node_labels: usize, edge_labels: usize) ->
     Ok(())
 }
 
-pub(crate) fn dropout<R: Rng + ?Sized>(shape: &[usize], p: f64, rng: &mut R, like: &Tensor) -> Result<Tensor> {
+pub(crate) fn dropout<R: Rng + ?Sized>(
+    shape: &[usize],
+    p: f64,
+    rng: &mut R,
+    like: &Tensor,
+) -> Result<Tensor> {
     Ok(nncore::init::dropout_mask(shape, p, rng, like.device())?.to_dtype(like.dtype())?)
 }
 

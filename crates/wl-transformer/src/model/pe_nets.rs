@@ -19,7 +19,11 @@ pub(crate) struct EigenInput {
     pub j: usize,
 }
 
-pub(crate) fn eigen_input(g: &Graph, num_vecs: Option<usize>, laplacian: Laplacian) -> Result<EigenInput> {
+pub(crate) fn eigen_input(
+    g: &Graph,
+    num_vecs: Option<usize>,
+    laplacian: Laplacian,
+) -> Result<EigenInput> {
     let n = g.n();
     let cfg = LpeConfig {
         num_vecs: num_vecs.unwrap_or(n),
@@ -50,7 +54,12 @@ pub struct LpeNet {
 }
 
 impl LpeNet {
-    pub(crate) fn new<R: Rng + ?Sized>(bld: &mut Builder<'_, R>, name: &str, j: usize, d: usize) -> Result<LpeNet> {
+    pub(crate) fn new<R: Rng + ?Sized>(
+        bld: &mut Builder<'_, R>,
+        name: &str,
+        j: usize,
+        d: usize,
+    ) -> Result<LpeNet> {
         let phi = Mlp::new(bld, &format!("{name}.phi"), &[2, 2 * d, d], Act::Relu)?;
         let rho = Mlp::new(bld, &format!("{name}.rho"), &[d, 2 * d, d], Act::Relu)?;
         let offs: Vec<f64> = (0..j).map(|i| 1e-12 * i as f64).collect();
@@ -131,7 +140,13 @@ impl SpeNet {
         Ok(SpeNet { psi, gin, out })
     }
 
-    pub(crate) fn forward(&self, e: &EigenInput, adj: &Tensor, dtype: DType, dev: &Device) -> Result<Tensor> {
+    pub(crate) fn forward(
+        &self,
+        e: &EigenInput,
+        adj: &Tensor,
+        dtype: DType,
+        dev: &Device,
+    ) -> Result<Tensor> {
         let (n, j) = (e.n, e.j);
         let mask: Vec<f64> = e.mask.iter().map(|&m| f64::from(u8::from(m))).collect();
         let mask = Tensor::from_vec(mask, (j, 1), dev)?.to_dtype(dtype)?;
@@ -141,8 +156,17 @@ impl SpeNet {
         let v = Tensor::from_vec(e.vectors.clone(), (n, j), dev)?.to_dtype(dtype)?;
         // [m, n, J] = V ⊙ ψ_c, then × Vᵀ → [m, i, l] → [l, i, c].
         let vpsi = v.unsqueeze(0)?.broadcast_mul(&psi.t()?.unsqueeze(1)?)?;
-        let vt = v.t()?.contiguous()?.unsqueeze(0)?.broadcast_as((m, j, n))?.contiguous()?;
-        let z = vpsi.contiguous()?.matmul(&vt)?.permute((2, 1, 0))?.contiguous()?;
+        let vt = v
+            .t()?
+            .contiguous()?
+            .unsqueeze(0)?
+            .broadcast_as((m, j, n))?
+            .contiguous()?;
+        let z = vpsi
+            .contiguous()?
+            .matmul(&vt)?
+            .permute((2, 1, 0))?
+            .contiguous()?;
         let mut h = z; // [L = n, n, m]
         let a = adj.unsqueeze(0)?.broadcast_as((n, n, n))?.contiguous()?;
         for (mlp, eps) in &self.gin {
