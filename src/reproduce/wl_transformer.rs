@@ -47,14 +47,16 @@ const TABLE: [[Cell; 10]; 6] = [
 /// Cells the table writes as a bare "T": (row, column).
 const BARE_T: [(usize, usize); 3] = [(0, 6), (1, 6), (4, 9)];
 
-/// A model under audit: its name and a constructor from a seed.
-type Build =
-    fn(u64) -> Result<Box<dyn Fn(&Graph) -> wl_transformer::Result<candle_core::Tensor>>, BoxError>;
+/// (model name, constructor, pairs it must separate, pairs it must not, its WL variant).
+type Audit = (&'static str, Build, Vec<usize>, Vec<usize>, &'static str);
 
-fn gt_spe(
-    order: usize,
-    seed: u64,
-) -> Result<Box<dyn Fn(&Graph) -> wl_transformer::Result<candle_core::Tensor>>, BoxError> {
+/// A model's forward pass (graph → output).
+type Forward = Box<dyn Fn(&Graph) -> wl_transformer::Result<candle_core::Tensor>>;
+
+/// A model under audit: its constructor from a weight seed.
+type Build = fn(u64) -> Result<Forward, BoxError>;
+
+fn gt_spe(order: usize, seed: u64) -> Result<Forward, BoxError> {
     let cfg = GtConfig {
         order,
         pe: PeKind::Spe,
@@ -70,21 +72,15 @@ fn gt_spe(
     Ok(Box::new(move |g| m.forward(g)))
 }
 
-fn gt21(
-    seed: u64,
-) -> Result<Box<dyn Fn(&Graph) -> wl_transformer::Result<candle_core::Tensor>>, BoxError> {
+fn gt21(seed: u64) -> Result<Forward, BoxError> {
     gt_spe(2, seed)
 }
 
-fn gt31(
-    seed: u64,
-) -> Result<Box<dyn Fn(&Graph) -> wl_transformer::Result<candle_core::Tensor>>, BoxError> {
+fn gt31(seed: u64) -> Result<Forward, BoxError> {
     gt_spe(3, seed)
 }
 
-fn et(
-    seed: u64,
-) -> Result<Box<dyn Fn(&Graph) -> wl_transformer::Result<candle_core::Tensor>>, BoxError> {
+fn et(seed: u64) -> Result<Forward, BoxError> {
     let cfg = EtConfig {
         layers: 4,
         dim: 16,
@@ -228,7 +224,7 @@ impl Reproduction for WlTransformer {
             idx("CFI(K3) vs twisted"),
             idx("CFI(K4) vs twisted"),
         );
-        let models: [(&str, Build, Vec<usize>, Vec<usize>, &str); 3] = [
+        let models: [Audit; 3] = [
             (
                 "(2,1)-GT+SPE",
                 gt21,
