@@ -20,6 +20,7 @@ pub mod ricci_causal;
 pub mod rule_following;
 pub mod ssm_universality;
 pub mod vint_pose;
+pub mod wl_transformer;
 
 /// Every registered reproduction, sorted by crate name.
 pub fn registry() -> Vec<Box<dyn Reproduction>> {
@@ -38,5 +39,6 @@ pub fn registry() -> Vec<Box<dyn Reproduction>> {
         Box::new(rule_following::RuleFollowing),
         Box::new(ssm_universality::SsmUniversality),
         Box::new(vint_pose::VintPose),
+        Box::new(wl_transformer::WlTransformer),
     ]
 }
