@@ -18,3 +18,5 @@ pub use fuse::{
     self_fuse,
 };
 pub use mlp::{Activation, Dense, Mlp};
+pub use train::{BlockMlp, Execution, LayerRates, Loss, Rate, Trainer, lr_after_fusion};
+pub use transformer::{NormKind, NormMode, TinyTransformer, TransformerConfig, fuse_transformer};
