@@ -6,6 +6,8 @@
 
 #![deny(missing_docs)]
 
+pub mod baselines;
+pub mod bea;
 mod error;
 pub mod fuse;
 pub mod mlp;
