@@ -9,6 +9,7 @@
 pub mod baselines;
 pub mod bea;
 mod error;
+pub mod experiment;
 pub mod fuse;
 pub mod mlp;
 pub mod train;
