@@ -30,6 +30,18 @@
 //! SGD; η with ε/2 on input/hidden and η/2 on output weights for AdamW),
 //! under which the fused network reproduces the small one exactly.
 //!
+//! **Findings** (`cargo run --release -- deep-fusion --budget full`, 10
+//! seeds per task, width 32 + 32 → 64 against 64 from scratch, AdamW η =
+//! 1e-3). On the teacher–student regression fusion reaches the scratch
+//! model's final test loss at a median 0.30 of its FLOPs (95% bootstrap
+//! interval [0.30, 0.42]; 9 of 10 seeds reach it): the claim holds. On the
+//! vendored digits the median is 0.71 but 4 of 10 fused networks never reach
+//! the scratch model's final test cross-entropy within their 1,000 steps
+//! (the small networks, each trained on half of the 1,437 training digits,
+//! start the fused network at a higher test loss), so the interval [0.50,
+//! censored] does not lie below 1 and the check is reported `not held`: on
+//! this small classification task fusion does not reliably pay off.
+//!
 //! ```
 //! use candle_core::DType;
 //! use deep_fusion::{Activation, FuseOptions, Mlp, exactness_certificate, fuse};

@@ -30,8 +30,9 @@
 //! hidden layers (Adam is invariant to the gradient scale `cᵢ` except through
 //! ε, which is rescaled to `cᵢε` so the rule is exact, not only up to ε) and
 //! `η/2` on the output weights. A uniform `2η` (the spec's reconstructed rule)
-//! is wrong on the output layer: it moves `Vᵢ` by `2·½·... = 4×` the needed
-//! amount relative to `cᵢ W_L`. Free cross blocks of row part i use part i's
+//! is wrong on the output layer: it moves `Vᵢ` by `2η g` where `cᵢη g = η g/2`
+//! is needed (4× too far), so the fused network drifts off `self_fuse(f_t)`
+//! (tested). Free cross blocks of row part i use part i's
 //! hidden rate (a choice: the rule says nothing about parameters the small
 //! network does not have).
 
