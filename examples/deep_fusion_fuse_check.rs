@@ -3,7 +3,9 @@
 //! certificate of deeper pairs of different widths for ReLU, tanh and GELU,
 //! f64 and f32, and of a transformer pair with joint and grouped norms.
 //!
-//! `cargo run --release --example deep_fusion_fuse_check`
+//! `cargo run --release --example deep_fusion_fuse_check [-- --export FILE]`
+//! (`--export` writes the 3→4→2 pair, the fused weights and F(x) as JSON for
+//! `scripts/compare/deep_fusion.py`).
 
 use candle_core::{DType, Device, Tensor};
 use deep_fusion::transformer::{
