@@ -9,6 +9,7 @@ use crate::runner::Reproduction;
 pub mod cmdp_eluder;
 pub mod conformal_sets;
 pub mod coreset;
+pub mod deep_fusion;
 pub mod diffusion_tempering;
 pub mod fair_lottery;
 pub mod fair_memory;
@@ -28,6 +29,7 @@ pub fn registry() -> Vec<Box<dyn Reproduction>> {
         Box::new(cmdp_eluder::CmdpEluder),
         Box::new(conformal_sets::ConformalSets),
         Box::new(coreset::CoresetDistortion),
+        Box::new(deep_fusion::DeepFusion),
         Box::new(diffusion_tempering::DiffusionTempering),
         Box::new(fair_lottery::FairLottery),
         Box::new(fair_memory::FairMemory),

@@ -23,6 +23,7 @@
 //! | `cmdp_eluder` | `cmdp-eluder` | E-UC³RL regret minimisation for contextual MDPs with offline oracles (Levy et al.) |
 //! | `conformal_sets` | `conformal-sets` | conformal prediction sets and the trial analysis (Cresswell et al.) |
 //! | `coreset` | `coreset` | Lewis weights and coresets for multiple ℓp regression (Woodruff & Yasuda) |
+//! | `deep_fusion` | `deep-fusion` | exact fusion of trained MLPs and transformers into wider networks, training after fusion, backward-error analysis (Mazzawi et al.) |
 //! | `diffusion_tempering` | `diffusion-tempering` | probabilistic ODE filters and diffusion tempering for ODE parameter estimation (Beck et al.) |
 //! | `fair_lottery` | `fair-lottery` | exact randomised allocation with prescribed selection probabilities (Jain et al.) |
 //! | `fair_memory` | `fair-memory` | non-Markovian fairness: monitors, memories and FairQCM (Alamdari et al.) |
@@ -48,6 +49,8 @@ pub use cmdp_eluder;
 pub use conformal_sets;
 #[cfg(feature = "coreset")]
 pub use coreset;
+#[cfg(feature = "deep-fusion")]
+pub use deep_fusion;
 #[cfg(feature = "diffusion-tempering")]
 pub use diffusion_tempering;
 #[cfg(feature = "fair-lottery")]
