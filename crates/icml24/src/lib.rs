@@ -34,6 +34,7 @@
 //! | `rule_following` | `rule-following` | case-based vs rule-based reasoning: math tasks, leave-square-out splits, rule traces, kNN and a tiny transformer (Hu et al.) |
 //! | `ssm_universality` | `ssm-universality` | linear diagonal recurrences + MLPs: lossless encodings, Vandermonde conditioning, complex vs real spectra (Orvieto et al.) |
 //! | `vint_pose` | `vint-pose` | visuo-tactile in-hand object pose: SE(3), ADD/ADD-S/AUC, ICP with tactile fusion, MJCF hand (Wan et al., VinT-6D) |
+//! | `wl_transformer` | `wl-transformer` | the Weisfeiler–Leman hierarchy, tuple tokens, LPE/SPE/RRWP, the (k,s)-GT and the Edge Transformer (Müller & Morris) |
 //!
 //! ```
 //! let z = icml24::mlcore::special::norm_cdf(1.959963984540054);
@@ -75,6 +76,8 @@ pub use ssm_universality;
 pub use tabular_mdp;
 #[cfg(feature = "vint-pose")]
 pub use vint_pose;
+#[cfg(feature = "wl-transformer")]
+pub use wl_transformer;
 
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
