@@ -123,6 +123,42 @@ impl Image {
         Ok(Image { data })
     }
 
+    /// Area resampling to `height × width`: output pixel (i, j) is the mean
+    /// of the input rows ⌊iH/h⌋ .. max(⌊(i+1)H/h⌋, ⌊iH/h⌋+1) and likewise for
+    /// columns (exact box averaging when shrinking by an integer factor,
+    /// nearest-neighbour replication when enlarging). O(H·W·c + h·w·c).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a zero size; [`Error::TooLarge`].
+    pub fn resize(&self, height: usize, width: usize) -> Result<Image> {
+        if height == 0 || width == 0 {
+            return Err(Error::InvalidParameter {
+                name: "resize target",
+                value: 0.0,
+                expected: "height and width ≥ 1",
+            });
+        }
+        crate::error::alloc_len(&[height, width, self.channels()], 8, "resized image")?;
+        let span = |k: usize, out: usize, inp: usize| {
+            let a = k * inp / out;
+            let b = ((k + 1) * inp / out).max(a + 1).min(inp);
+            (a, b)
+        };
+        let (hh, ww) = (self.height(), self.width());
+        let data = Array3::from_shape_fn((height, width, self.channels()), |(i, j, c)| {
+            let (r0, r1) = span(i, height, hh);
+            let (c0, c1) = span(j, width, ww);
+            let mut s = 0.0;
+            for r in r0..r1 {
+                for q in c0..c1 {
+                    s += self.data[[r, q, c]];
+                }
+            }
+            s / ((r1 - r0) * (c1 - c0)) as f64
+        });
+        Ok(Image { data })
+    }
+
     pub(crate) fn data_mut(&mut self) -> &mut Array3<f64> {
         &mut self.data
     }
