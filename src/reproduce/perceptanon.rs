@@ -25,7 +25,7 @@ use crate::runner::{
 };
 use perceptanon::anonymize::Method;
 use perceptanon::experiment::{
-    PipelineParams, method_splits, monotonicity_violations, pixel_metrics, rate_all, run_split,
+    PipelineParams, method_splits, monotonicity_violations, prepare, rate_all, run_split,
 };
 use perceptanon::model::cnn::CnnParams;
 use perceptanon::simulate::{SimulatedAnnotator, build_corpus, vendored_sources};
@@ -71,16 +71,20 @@ impl Reproduction for PerceptAnon {
         ctx.set_message("anonymising the vendored photographs");
         let images = ctx.dataset("images")?;
         let sources = vendored_sources(images.dir())?;
+        let t0 = std::time::Instant::now();
         let samples = build_corpus(&sources, &STRENGTHS, TILE)?;
+        let t_corpus = t0.elapsed().as_secs_f64();
         ctx.step();
         ctx.set_message("simulated annotator and pixel metrics");
         let mut rng = mlcore::sampling::seeded(ctx.seed());
         let annotator =
             SimulatedAnnotator::new(ANNOTATORS.0, ANNOTATORS.1, ANNOTATORS.2, &mut rng)?;
         let labels = rate_all(&samples, &annotator, &mut rng)?;
-        let metrics = pixel_metrics(&samples)?;
+        let data = prepare(samples, labels)?;
+        let (samples, labels, metrics) = (&data.samples, &data.labels, &data.metrics);
+        let t_prepare = t0.elapsed().as_secs_f64() - t_corpus;
         ctx.step();
-        let mono = monotonicity_violations(&samples, &metrics, 1e-12);
+        let mono = monotonicity_violations(samples, metrics, 1e-12);
         let mut checks = vec![Check::new(
             format!(
                 "(base, method) groups where SSIM or PSNR increases with strength (of {})",
@@ -94,6 +98,8 @@ impl Reproduction for PerceptAnon {
         )];
         let mut figures = vec![
             Figure::new("anonymised samples", samples.len() as f64),
+            Figure::new("time: anonymising the corpus (s)", t_corpus),
+            Figure::new("time: labels, pixel metrics, features (s)", t_prepare),
             Figure::new(
                 "largest SSIM increase with strength",
                 mono.worst_ssim_increase,
@@ -131,15 +137,15 @@ impl Reproduction for PerceptAnon {
             ctx.set_message(format!("'all' split, seed {s}"));
             let mut srng = mlcore::sampling::seeded(ctx.seed() ^ (0x5eed + s));
             let params = if s == 0 { &with_cnn } else { &lite_only };
-            let report = run_split(
-                "all",
-                &SplitKind::All,
-                &samples,
-                &metrics,
-                &labels,
-                params,
-                &mut srng,
-            )?;
+            let ts = std::time::Instant::now();
+            let report = run_split("all", &SplitKind::All, &data, params, &mut srng)?;
+            figures.push(Figure::new(
+                format!(
+                    "time: 'all' split seed {s}{} (s)",
+                    if s == 0 { " with the CNN" } else { "" }
+                ),
+                ts.elapsed().as_secs_f64(),
+            ));
             let ha1 = report.row("Lite HA1").map_or(f64::NAN, |r| r.spearman);
             let ssim = report.row("1-SSIM").map_or(f64::NAN, |r| r.spearman);
             diffs.push(ha1 - ssim);
@@ -175,9 +181,7 @@ impl Reproduction for PerceptAnon {
         for (name, kind) in method_splits() {
             ctx.set_message(format!("split {name}"));
             let mut srng = mlcore::sampling::seeded(ctx.seed() ^ 0xa11);
-            let report = run_split(
-                &name, &kind, &samples, &metrics, &labels, &lite_only, &mut srng,
-            )?;
+            let report = run_split(&name, &kind, &data, &lite_only, &mut srng)?;
             for metric in ["1-SSIM", "-PSNR", "Lite HA1", "Lite HA2"] {
                 if let Some(r) = report.row(metric) {
                     figures.push(Figure::new(

@@ -29,6 +29,7 @@
 //! | `lookahead_mlmc` | `lookahead-mlmc` | multilevel Monte Carlo for look-ahead Bayesian optimisation (Yang et al.) |
 //! | `matrix_completion` | `matrix-completion` | Schatten-p matrix completion, deep and weighted factorisation, FRMC (Ledent & Alves) |
 //! | `max_reward_rl` | `max-reward-rl` | max-reward reinforcement learning (Veviurko et al.) |
+//! | `perceptanon` | `perceptanon` | rank correlations with human scores, SSIM/PSNR/MSE, image anonymisers and learned anonymity scores (Patwari et al.) |
 //! | `ricci_causal` | `ricci-causal` | Ricci curvature, Ricci flow and causal estimation on networks (Farzam et al.) |
 //! | `ssm_universality` | `ssm-universality` | linear diagonal recurrences + MLPs: lossless encodings, Vandermonde conditioning, complex vs real spectra (Orvieto et al.) |
 //! | `vint_pose` | `vint-pose` | visuo-tactile in-hand object pose: SE(3), ADD/ADD-S/AUC, ICP with tactile fusion, MJCF hand (Wan et al., VinT-6D) |
@@ -61,6 +62,8 @@ pub use matrix_completion;
 pub use max_reward_rl;
 #[cfg(feature = "nncore")]
 pub use nncore;
+#[cfg(feature = "perceptanon")]
+pub use perceptanon;
 #[cfg(feature = "ricci-causal")]
 pub use ricci_causal;
 #[cfg(feature = "ssm-universality")]

@@ -5,7 +5,7 @@
 //! `cargo run --release -p perceptanon --example anonymize_and_score`
 
 use perceptanon::experiment::{
-    PipelineParams, method_splits, monotonicity_violations, pixel_metrics, rate_all, run_split,
+    PipelineParams, method_splits, monotonicity_violations, prepare, rate_all, run_split,
 };
 use perceptanon::simulate::{SimulatedAnnotator, build_corpus, vendored_sources};
 use perceptanon::split::SplitKind;
@@ -19,7 +19,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(42);
     let annotator = SimulatedAnnotator::new(5, 0.5, 0.7, &mut rng)?;
     let labels = rate_all(&samples, &annotator, &mut rng)?;
-    let metrics = pixel_metrics(&samples)?;
+    let data = prepare(samples, labels)?;
+    let (samples, labels, metrics) = (&data.samples, &data.labels, &data.metrics);
     println!(
         "{} anonymised samples from {} photographs",
         samples.len(),
@@ -44,7 +45,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             );
         }
     }
-    let mono = monotonicity_violations(&samples, &metrics, 1e-12);
+    let mono = monotonicity_violations(samples, metrics, 1e-12);
     println!(
         "\n(base, method) groups where SSIM or PSNR increases with strength: {} of {} {:?} \
          (largest increase: SSIM {:.3e}, PSNR {:.3e} dB)",
@@ -64,7 +65,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     splits.extend(method_splits());
     for (name, kind) in splits {
         let params = if name == "all" { &with_cnn } else { &lite_only };
-        let report = run_split(&name, &kind, &samples, &metrics, &labels, params, &mut rng)?;
+        let report = run_split(&name, &kind, &data, params, &mut rng)?;
         println!("\nsplit {name} (held-out labels of the simulated annotator)");
         print!("{}", perceptanon::eval::to_markdown(&report.rows));
     }

@@ -72,6 +72,9 @@ impl Monotonicity {
     }
 }
 
+/// (base index, method name).
+type GroupKey = (usize, &'static str);
+
 /// Checks, per (base, method) group ordered by strength, that SSIM and PSNR
 /// never increase by more than `tol`. O(#samples log #samples).
 pub fn monotonicity_violations(
@@ -79,8 +82,7 @@ pub fn monotonicity_violations(
     metrics: &[PixelMetrics],
     tol: f64,
 ) -> Monotonicity {
-    let mut groups: std::collections::BTreeMap<(usize, &'static str), Vec<(f64, f64, f64)>> =
-        Default::default();
+    let mut groups: std::collections::BTreeMap<GroupKey, Vec<(f64, f64, f64)>> = Default::default();
     for (s, m) in samples.iter().zip(metrics) {
         groups
             .entry((s.base, s.method.name()))
@@ -147,27 +149,69 @@ impl SplitReport {
     }
 }
 
-/// Runs one split: trains the learned scores on its train part and
-/// correlates all metrics with the labels of its test part.
+/// A rated corpus with everything the splits reuse: pixel metrics and the
+/// handcrafted head inputs of both settings, computed once.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The samples.
+    pub samples: Vec<Sample>,
+    /// Their labels (mean rating in [1, 10]).
+    pub labels: Vec<f64>,
+    /// Their pixel metrics.
+    pub metrics: Vec<PixelMetrics>,
+    ha1: Vec<Vec<f64>>,
+    ha2: Vec<Vec<f64>>,
+}
+
+/// Computes metrics and head inputs of a rated corpus. O(Σ pixels · 11).
+///
+/// # Errors
+/// [`Error::SizeMismatch`] when labels and samples differ in number;
+/// [`Error::EmptyInput`]; metric and feature errors.
+pub fn prepare(samples: Vec<Sample>, labels: Vec<f64>) -> Result<Prepared> {
+    if samples.is_empty() {
+        return Err(Error::EmptyInput { what: "samples" });
+    }
+    if samples.len() != labels.len() {
+        return Err(Error::SizeMismatch {
+            what: "samples and labels",
+            expected: format!("{} labels", samples.len()),
+            found: format!("{} labels", labels.len()),
+        });
+    }
+    for (i, &l) in labels.iter().enumerate() {
+        crate::labels::check_score(l, i)?;
+    }
+    let metrics = pixel_metrics(&samples)?;
+    let rows = |setting| -> Result<Vec<Vec<f64>>> {
+        samples
+            .iter()
+            .map(|s| head_input(&Handcrafted, setting, &s.original, &s.anonymized))
+            .collect()
+    };
+    let (ha1, ha2) = (rows(Setting::Ha1)?, rows(Setting::Ha2)?);
+    Ok(Prepared {
+        samples,
+        labels,
+        metrics,
+        ha1,
+        ha2,
+    })
+}
+
+/// Runs one split: trains the learned scores on its train part (train +
+/// validation) and correlates all metrics with the labels of its test part.
 ///
 /// # Errors
 /// Split, training and correlation errors.
 pub fn run_split(
     name: &str,
     kind: &SplitKind,
-    samples: &[Sample],
-    metrics: &[PixelMetrics],
-    labels: &[f64],
+    data: &Prepared,
     params: &PipelineParams,
     rng: &mut impl Rng,
 ) -> Result<SplitReport> {
-    if samples.len() != labels.len() || samples.len() != metrics.len() {
-        return Err(Error::SizeMismatch {
-            what: "samples, metrics and labels",
-            expected: format!("{} of each", samples.len()),
-            found: format!("{} metrics, {} labels", metrics.len(), labels.len()),
-        });
-    }
+    let (samples, metrics, labels) = (&data.samples, &data.metrics, &data.labels);
     let meta: Vec<SampleMeta> = samples
         .iter()
         .zip(labels)
@@ -194,22 +238,14 @@ pub fn run_split(
         ("1-SSIM".into(), pick(&|m| 1.0 - m.ssim)),
         ("1-SSIM (compat)".into(), pick(&|m| 1.0 - m.ssim_compat)),
     ];
-    let extractor = Handcrafted;
-    for (setting, label) in [(Setting::Ha1, "Lite HA1"), (Setting::Ha2, "Lite HA2")] {
-        let rows = |idx: &[usize]| -> Result<Vec<Vec<f64>>> {
-            idx.iter()
-                .map(|&i| {
-                    head_input(
-                        &extractor,
-                        setting,
-                        &samples[i].original,
-                        &samples[i].anonymized,
-                    )
-                })
-                .collect()
-        };
-        let model = PerceptAnonLite::fit(&rows(&train)?, &y_train, setting, &params.lite, rng)?;
-        columns.push((label.into(), model.predict_scores(&rows(test)?)?));
+    for (setting, label, all_rows) in [
+        (Setting::Ha1, "Lite HA1", &data.ha1),
+        (Setting::Ha2, "Lite HA2", &data.ha2),
+    ] {
+        let rows =
+            |idx: &[usize]| -> Vec<Vec<f64>> { idx.iter().map(|&i| all_rows[i].clone()).collect() };
+        let model = PerceptAnonLite::fit(&rows(&train), &y_train, setting, &params.lite, rng)?;
+        columns.push((label.into(), model.predict_scores(&rows(test))?));
     }
     if let Some(cnn) = &params.cnn {
         let imgs = |idx: &[usize], orig: bool| -> Vec<crate::image::Image> {

@@ -73,8 +73,8 @@ fn banded_solve(mut rows: Vec<Row>, mut rhs: Vec<f64>, m: usize, kl: usize) -> R
     for k in 0..n {
         let last = (k + kl + 1).min(n);
         let (mut p, mut best) = (k, rows[k].get(k).abs());
-        for r in k + 1..last {
-            let v = rows[r].get(k).abs();
+        for (r, row) in rows.iter().enumerate().take(last).skip(k + 1) {
+            let v = row.get(k).abs();
             if v > best {
                 best = v;
                 p = r;
@@ -104,12 +104,11 @@ fn banded_solve(mut rows: Vec<Row>, mut rhs: Vec<f64>, m: usize, kl: usize) -> R
             if row.end() < end {
                 row.vals.resize(end - row.start, 0.0);
             }
-            for col in k..end {
-                let v = pivot_row.get(col);
-                if v != 0.0 {
-                    let idx = col - row.start;
-                    row.vals[idx] -= f * v;
-                }
+            // Columns k..end of the pivot row (it starts at or before k).
+            let src = &pivot_row.vals[k - pivot_row.start..end - pivot_row.start];
+            let dst = &mut row.vals[k - row.start..end - row.start];
+            for (d, v) in dst.iter_mut().zip(src) {
+                *d -= f * v;
             }
             for c in 0..m {
                 rhs[r * m + c] -= f * rhs[k * m + c];

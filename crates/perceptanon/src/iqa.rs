@@ -151,7 +151,7 @@ impl SsimParams {
     /// [`Error::BadWindow`] for an even window or one below 3;
     /// [`Error::InvalidParameter`] for σ, K₁, K₂ or L out of range.
     pub fn check(&self) -> Result<()> {
-        if self.win < 3 || self.win % 2 == 0 {
+        if self.win < 3 || self.win.is_multiple_of(2) {
             return Err(Error::BadWindow {
                 win: self.win,
                 reason: "the window side must be odd and at least 3".into(),
