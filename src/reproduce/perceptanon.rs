@@ -127,8 +127,17 @@ impl Reproduction for PerceptAnon {
             cnn: None,
             ..PipelineParams::default()
         };
+        // Quick: the CNN sees 16 × 16 inputs (3 layers × 16 channels, 30
+        // epochs); full: 32 × 32.
+        let cnn_side = match ctx.budget() {
+            Budget::Quick => 16,
+            Budget::Full => 32,
+        };
         let with_cnn = PipelineParams {
-            cnn: Some(CnnParams::default()),
+            cnn: Some(CnnParams {
+                size: cnn_side,
+                ..CnnParams::default()
+            }),
             ..PipelineParams::default()
         };
         let mut diffs = Vec::new();
@@ -209,8 +218,8 @@ impl Reproduction for PerceptAnon {
         );
         notes.push(
             "Leave-one-method-out figures train on two anonymisation families and test on the third (anon-blurpix, \
-             anon-mask, anon-inpaint); the CNN (3 conv × 16 channels, 30 epochs, HA1 and HA2 heads) runs on the \
-             'all' split's seed 0."
+             anon-mask, anon-inpaint); the CNN (3 conv × 16 channels, 30 epochs, HA1 and HA2 heads, 16 × 16 inputs at the quick budget, \
+             32 × 32 at full) runs on the 'all' split's seed 0."
                 .into(),
         );
 
