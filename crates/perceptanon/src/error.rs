@@ -112,7 +112,7 @@ pub enum Error {
     /// An image file that cannot be decoded.
     #[error("cannot decode image {path}: {reason}")]
     Decode {
-        /// The path (or "<memory>").
+        /// The path given by the caller.
         path: String,
         /// What is wrong.
         reason: String,
@@ -140,7 +140,7 @@ pub enum Error {
     Candle(#[from] candle_core::Error),
 }
 
-/// `Result` with this crate's [`Error`].
+/// `Result` with this crate's [`enum@Error`].
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// `Error::NonFinite` for the first non-finite value of `values`, if any.

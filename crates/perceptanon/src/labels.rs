@@ -135,7 +135,7 @@ impl LabelScale {
 
     /// A score-like value of a prediction, increasing with the score:
     /// 1 + 9t for a regression output t, and for class probabilities the
-    /// expected class E[c] (reversed for [`Binary`](Self::Binary), whose
+    /// expected class E(c) (reversed for [`Binary`](Self::Binary), whose
     /// class 0 is the high end), so predictions can be rank-correlated with
     /// scores. O(C).
     ///
