@@ -6,8 +6,9 @@ pub(crate) fn gaussian_kernel(sigma: f64, radius: usize) -> Vec<f64> {
     let r = radius as f64;
     let mut w: Vec<f64> = (0..=2 * radius)
         .map(|k| {
-            let x = k as f64 - r;
-            (-0.5 * x * x / (sigma * sigma)).exp()
+            // (x/σ)² rather than x²/σ²: no 0/0 when σ² underflows.
+            let z = (k as f64 - r) / sigma;
+            (-0.5 * z * z).exp()
         })
         .collect();
     let s: f64 = w.iter().sum();
