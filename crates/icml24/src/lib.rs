@@ -30,6 +30,7 @@
 //! | `lookahead_mlmc` | `lookahead-mlmc` | multilevel Monte Carlo for look-ahead Bayesian optimisation (Yang et al.) |
 //! | `matrix_completion` | `matrix-completion` | Schatten-p matrix completion, deep and weighted factorisation, FRMC (Ledent & Alves) |
 //! | `max_reward_rl` | `max-reward-rl` | max-reward reinforcement learning (Veviurko et al.) |
+//! | `perceptanon` | `perceptanon` | rank correlations with human scores, SSIM/PSNR/MSE, image anonymisers and learned anonymity scores (Patwari et al.) |
 //! | `ricci_causal` | `ricci-causal` | Ricci curvature, Ricci flow and causal estimation on networks (Farzam et al.) |
 //! | `rule_following` | `rule-following` | case-based vs rule-based reasoning: math tasks, leave-square-out splits, rule traces, kNN and a tiny transformer (Hu et al.) |
 //! | `ssm_universality` | `ssm-universality` | linear diagonal recurrences + MLPs: lossless encodings, Vandermonde conditioning, complex vs real spectra (Orvieto et al.) |
@@ -66,6 +67,8 @@ pub use matrix_completion;
 pub use max_reward_rl;
 #[cfg(feature = "nncore")]
 pub use nncore;
+#[cfg(feature = "perceptanon")]
+pub use perceptanon;
 #[cfg(feature = "ricci-causal")]
 pub use ricci_causal;
 #[cfg(feature = "rule-following")]
