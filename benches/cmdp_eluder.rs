@@ -1,4 +1,4 @@
-//! Per-episode cost of the `cmdp-eluder` agents as |𝒫| grows, and the exact
+//! Per-episode cost of the `cmdp-eluder` agents as |𝒫| and |ℱ| grow, and the exact
 //! V*_c computation used for regret accounting.
 //!
 //! Workload: T = 256 episodes of act + sample + observe on the XOR-context
@@ -16,14 +16,18 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use cmdp_eluder::agent::{Agent, EUc3rl, EUc3rlParams, VersionSpaceAgent, VersionSpaceParams};
+use cmdp_eluder::class::RewardClass;
 use cmdp_eluder::instances::{Instance, xor_instance};
 use cmdp_eluder::oracle::{EnumerationLeastSquares, EnumerationLogLoss};
-use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main};
 use mlcore::sampling::seeded;
 
 /// Episodes per measured run.
 pub const EPISODES: usize = 256;
 const SIZES: [usize; 3] = [8, 64, 256];
+/// |ℱ| of the reward-class growth rows (at |𝒫| = 8).
+const F_SIZES: [usize; 3] = [16, 64, 256];
 
 fn play(inst: &Instance, agent: &mut dyn Agent) -> f64 {
     let mut rng = seeded(11);
@@ -41,15 +45,31 @@ fn play(inst: &Instance, agent: &mut dyn Agent) -> f64 {
     total
 }
 
-fn bench(c: &mut Criterion) {
-    let mut group = c.benchmark_group("cmdp_eluder_run256");
-    group
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3));
-    for n_p in SIZES {
-        let inst = xor_instance(10, n_p).expect("valid instance");
-        group.bench_with_input(BenchmarkId::new("euc3rl", n_p), &inst, |b, inst| {
+/// The XOR instance (|𝒫| = 8) with its reward class widened to `n_f`
+/// members: the four XOR models and shifted copies f_{k mod 4} + 0.001·⌊k/4⌋
+/// (entries stay in [0, 1]; the true model is unchanged, so the class stays
+/// realizable and only the oracle's enumeration grows).
+fn widened(n_f: usize) -> Instance {
+    let mut inst = xor_instance(10, 8).expect("valid instance");
+    let base = inst.rewards.models().to_vec();
+    let models = (0..n_f)
+        .map(|k| base[k % 4].mapv(|r| (r + 0.001 * (k / 4) as f64).min(1.0)))
+        .collect();
+    inst.rewards = RewardClass::from_tables(models).expect("valid class");
+    inst
+}
+
+/// E-UC³RL and the version-space agent for 256 episodes on `inst`.
+fn both_agents(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    label: &str,
+    size: usize,
+    inst: &Instance,
+) {
+    group.bench_with_input(
+        BenchmarkId::new(format!("euc3rl{label}"), size),
+        inst,
+        |b, inst| {
             b.iter(|| {
                 let mut agent = EUc3rl::new(
                     inst.cmdp.space().clone(),
@@ -62,8 +82,12 @@ fn bench(c: &mut Criterion) {
                 .expect("valid parameters");
                 black_box(play(inst, &mut agent))
             })
-        });
-        group.bench_with_input(BenchmarkId::new("version_space", n_p), &inst, |b, inst| {
+        },
+    );
+    group.bench_with_input(
+        BenchmarkId::new(format!("version_space{label}"), size),
+        inst,
+        |b, inst| {
             b.iter(|| {
                 let mut agent = VersionSpaceAgent::new(
                     inst.rewards.clone(),
@@ -73,7 +97,23 @@ fn bench(c: &mut Criterion) {
                 .expect("valid parameters");
                 black_box(play(inst, &mut agent))
             })
-        });
+        },
+    );
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("cmdp_eluder_run256");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    for n_p in SIZES {
+        let inst = xor_instance(10, n_p).expect("valid instance");
+        both_agents(&mut group, "", n_p, &inst);
+    }
+    // Growth with |ℱ| at |𝒫| = 8 (|ℱ| = 4 is the first row above).
+    for n_f in F_SIZES {
+        both_agents(&mut group, "_f", n_f, &widened(n_f));
     }
     group.finish();
     let mut group = c.benchmark_group("cmdp_eluder_vstar");
