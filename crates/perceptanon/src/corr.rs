@@ -58,23 +58,14 @@ fn check_pair(x: ArrayView1<'_, f64>, y: ArrayView1<'_, f64>, min_len: usize) ->
     Ok(())
 }
 
-fn centred(v: ArrayView1<'_, f64>, what: &'static str) -> Result<Vec<f64>> {
-    let n = v.len() as f64;
-    let mean = v.iter().sum::<f64>() / n;
-    let c: Vec<f64> = v.iter().map(|a| a - mean).collect();
-    let norm = c.iter().map(|a| a * a).sum::<f64>().sqrt();
-    // A constant input, or one whose spread vanishes against its magnitude.
-    if norm == 0.0 || !norm.is_finite() || v.iter().all(|&a| a == v[0]) {
-        return Err(Error::ConstantInput { what });
-    }
-    Ok(c.into_iter().map(|a| a / norm).collect())
-}
-
+/// Pearson's r of inputs that passed [`check_pair`], by the workspace's one
+/// implementation ([`mlcore::stats::pearson`]: centred and scaled, so finite
+/// inputs never overflow); a constant argument is [`Error::ConstantInput`].
 fn pearson_value(x: ArrayView1<'_, f64>, y: ArrayView1<'_, f64>) -> Result<f64> {
-    let xs = centred(x, "x")?;
-    let ys = centred(y, "y")?;
-    let r: f64 = xs.iter().zip(&ys).map(|(a, b)| a * b).sum();
-    Ok(r.clamp(-1.0, 1.0))
+    mlcore::stats::pearson(x, y).map_err(|e| match e {
+        mlcore::Error::ZeroVariance { what } => Error::ConstantInput { what },
+        other => Error::Mlcore(other),
+    })
 }
 
 /// Two-sided p-value of a correlation r over n pairs from Student's t with
@@ -112,7 +103,8 @@ pub fn pearson(x: ArrayView1<'_, f64>, y: ArrayView1<'_, f64>) -> Result<Correla
 }
 
 /// Average ranks (1-based; tied values share the mean of their positions,
-/// scipy's `rankdata(method="average")`). O(n log n).
+/// scipy's `rankdata(method="average")`), by [`mlcore::stats::ranks`].
+/// O(n log n).
 ///
 /// # Errors
 /// [`Error::EmptyInput`], [`Error::NonFinite`].
@@ -121,23 +113,7 @@ pub fn average_ranks(x: ArrayView1<'_, f64>) -> Result<Vec<f64>> {
         return Err(Error::EmptyInput { what: "x" });
     }
     check_finite(x.iter(), "x")?;
-    let mut order: Vec<usize> = (0..x.len()).collect();
-    order.sort_by(|&a, &b| x[a].total_cmp(&x[b]));
-    let mut ranks = vec![0.0; x.len()];
-    let mut i = 0;
-    while i < order.len() {
-        let mut j = i + 1;
-        while j < order.len() && x[order[j]] == x[order[i]] {
-            j += 1;
-        }
-        // Positions i..j (0-based) share rank (i + 1 + j) / 2.
-        let r = (i + 1 + j) as f64 / 2.0;
-        for &k in &order[i..j] {
-            ranks[k] = r;
-        }
-        i = j;
-    }
-    Ok(ranks)
+    Ok(mlcore::stats::ranks(x)?.to_vec())
 }
 
 /// Spearman's ρ: Pearson's r of the average ranks, with scipy `spearmanr`'s
