@@ -7,7 +7,7 @@ use candle_core::DType;
 use nncore::params::ParamSet;
 use wl_transformer::Graph;
 use wl_transformer::model::{EdgeTransformer, EtConfig, GtConfig, PeKind, TupleGraphTransformer};
-use wl_transformer::named::table_pairs;
+use wl_transformer::named::{PAPER_TABLE, TABLE_BARE_T, TABLE_VARIANTS, table_pairs};
 use wl_transformer::wl::{Variant, refine_pair, undistinguished_pairs};
 
 /// The reproduction registered as `wl-transformer`.
@@ -15,37 +15,6 @@ pub struct WlTransformer;
 
 /// Weight seeds per model and pair (the issue: 20).
 const SEEDS: u64 = 20;
-
-/// The spec's table: rows = pairs in [`table_pairs`] order, columns below;
-/// `Some(Some(i))` = T@i, `Some(None)` = F, `None` = "–" (or bare T, see [`BARE_T`]).
-const COLUMNS: [Variant; 10] = [
-    Variant::OneWl,
-    Variant::Oblivious { k: 2 },
-    Variant::Delta { k: 2 },
-    Variant::DeltaLocal { k: 2 },
-    Variant::Local { k: 2, s: 1 },
-    Variant::Folklore { k: 2 },
-    Variant::Local { k: 3, s: 1 },
-    Variant::Oblivious { k: 3 },
-    Variant::Delta { k: 3 },
-    Variant::Folklore { k: 3 },
-];
-type Cell = Option<Option<usize>>;
-const F: Cell = Some(None);
-const X: Cell = None;
-const fn t(i: usize) -> Cell {
-    Some(Some(i))
-}
-const TABLE: [[Cell; 10]; 6] = [
-    [F, F, t(1), t(1), t(1), t(1), X, X, X, X],
-    [F, F, t(1), t(1), t(1), t(1), X, X, X, X],
-    [F, F, t(2), t(2), F, t(2), F, X, X, X],
-    [F, F, F, F, F, F, t(1), F, t(1), t(1)],
-    [F, F, t(4), t(4), F, t(3), F, X, X, X],
-    [F, F, F, F, F, F, X, X, X, t(3)],
-];
-/// Cells the table writes as a bare "T": (row, column).
-const BARE_T: [(usize, usize); 3] = [(0, 6), (1, 6), (4, 9)];
 
 /// (model name, constructor, pairs it must separate, pairs it must not, its WL variant).
 type Audit = (&'static str, Build, Vec<usize>, Vec<usize>, &'static str);
@@ -141,14 +110,14 @@ impl Reproduction for WlTransformer {
         ctx.set_message("pair table");
         let mut wrong = 0usize;
         let mut cells = 0usize;
-        for (r, row) in TABLE.iter().enumerate() {
+        for (r, row) in PAPER_TABLE.iter().enumerate() {
             let (name, g1, g2) = &pairs[r];
             for (c, cell) in row.iter().enumerate() {
-                let bare = BARE_T.contains(&(r, c));
+                let bare = TABLE_BARE_T.contains(&(r, c));
                 if cell.is_none() && !bare {
                     continue;
                 }
-                let o = refine_pair(g1, g2, COLUMNS[c], None)?;
+                let o = refine_pair(g1, g2, TABLE_VARIANTS[c], None)?;
                 cells += 1;
                 let ok = match cell {
                     Some(expected) => o.iteration == *expected,
@@ -158,7 +127,7 @@ impl Reproduction for WlTransformer {
                     wrong += 1;
                     notes.push(format!(
                         "{name} under {}: got {:?}",
-                        COLUMNS[c].name(),
+                        TABLE_VARIANTS[c].name(),
                         o.iteration
                     ));
                 }

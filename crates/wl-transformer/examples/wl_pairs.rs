@@ -4,22 +4,11 @@
 //! on the larger pairs, which take seconds). Run with
 //! `cargo run --release -p wl-transformer --example wl_pairs`.
 use std::time::Instant;
-use wl_transformer::named::table_pairs;
-use wl_transformer::wl::{Variant, refine_pair};
+use wl_transformer::named::{TABLE_VARIANTS, table_pairs};
+use wl_transformer::wl::refine_pair;
 
 fn main() -> wl_transformer::Result<()> {
-    let variants = [
-        Variant::OneWl,
-        Variant::Oblivious { k: 2 },
-        Variant::Delta { k: 2 },
-        Variant::DeltaLocal { k: 2 },
-        Variant::Local { k: 2, s: 1 },
-        Variant::Folklore { k: 2 },
-        Variant::Local { k: 3, s: 1 },
-        Variant::Oblivious { k: 3 },
-        Variant::Delta { k: 3 },
-        Variant::Folklore { k: 3 },
-    ];
+    let variants = TABLE_VARIANTS;
     print!("{:26}", "pair");
     for v in variants {
         print!("{:>10}", v.name());

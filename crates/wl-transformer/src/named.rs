@@ -5,6 +5,7 @@
 
 use crate::error::{Error, Result};
 use crate::graph::Graph;
+use crate::wl::Variant;
 
 fn bad(name: &'static str, value: usize, reason: &'static str) -> Error {
     Error::BadParameter {
@@ -230,6 +231,48 @@ pub fn cfi(h: &Graph, twisted: bool) -> Result<Graph> {
     }
     Graph::from_edges(next, &edges)
 }
+
+/// The WL variants of the paper's pair table, in its column order: 1-WL,
+/// 2-WL, δ-2-WL, δ-2-LWL, (2,1)-LWL, 2-FWL, (3,1)-LWL, 3-WL, δ-3-WL, 3-FWL.
+pub const TABLE_VARIANTS: [Variant; 10] = [
+    Variant::OneWl,
+    Variant::Oblivious { k: 2 },
+    Variant::Delta { k: 2 },
+    Variant::DeltaLocal { k: 2 },
+    Variant::Local { k: 2, s: 1 },
+    Variant::Folklore { k: 2 },
+    Variant::Local { k: 3, s: 1 },
+    Variant::Oblivious { k: 3 },
+    Variant::Delta { k: 3 },
+    Variant::Folklore { k: 3 },
+];
+
+/// One cell of the paper's pair table: `Some(Some(i))` = distinguished first
+/// at round i (T@i), `Some(None)` = not distinguished (F), `None` = no entry
+/// ("–", or a bare "T" listed in [`TABLE_BARE_T`]).
+pub type TableCell = Option<Option<usize>>;
+
+const F: TableCell = Some(None);
+const X: TableCell = None;
+const fn t(i: usize) -> TableCell {
+    Some(Some(i))
+}
+
+/// The paper's pair table as published (rows in [`table_pairs`] order,
+/// columns in [`TABLE_VARIANTS`] order): the expected verdicts that the
+/// tests, the `wl_pairs` example and the runner compare the refinement with.
+pub const PAPER_TABLE: [[TableCell; 10]; 6] = [
+    [F, F, t(1), t(1), t(1), t(1), X, X, X, X],
+    [F, F, t(1), t(1), t(1), t(1), X, X, X, X],
+    [F, F, t(2), t(2), F, t(2), F, X, X, X],
+    [F, F, F, F, F, F, t(1), F, t(1), t(1)],
+    [F, F, t(4), t(4), F, t(3), F, X, X, X],
+    [F, F, F, F, F, F, X, X, X, t(3)],
+];
+
+/// Cells (row, column) the paper's table writes as a bare "T":
+/// distinguished, round not given.
+pub const TABLE_BARE_T: [(usize, usize); 3] = [(0, 6), (1, 6), (4, 9)];
 
 /// The graph pairs of the paper's table, in the table's order: C6 vs 2×C3,
 /// K3,3 vs prism, decalin vs bicyclopentyl, Shrikhande vs 4×4 rook, CFI(K3)

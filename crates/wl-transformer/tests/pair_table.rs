@@ -2,53 +2,17 @@
 //! 1-WL atlas count (26 undistinguished pairs, networkx's
 //! `weisfeiler_lehman_graph_hash` on the same file).
 
-use wl_transformer::named::{self, table_pairs};
+use wl_transformer::named::{self, PAPER_TABLE, TABLE_BARE_T, TABLE_VARIANTS, table_pairs};
 use wl_transformer::tokens::TokenSet;
 use wl_transformer::wl::{Variant, refine_pair, undistinguished_pairs};
 
-/// `Some(Some(i))` = T@i, `Some(None)` = F, `None` = "–" or bare "T" (checked apart).
-type Cell = Option<Option<usize>>;
-const T: fn(usize) -> Cell = |i| Some(Some(i));
-const F: Cell = Some(None);
-const X: Cell = None;
-
-fn columns() -> [Variant; 10] {
-    [
-        Variant::OneWl,
-        Variant::Oblivious { k: 2 },
-        Variant::Delta { k: 2 },
-        Variant::DeltaLocal { k: 2 },
-        Variant::Local { k: 2, s: 1 },
-        Variant::Folklore { k: 2 },
-        Variant::Local { k: 3, s: 1 },
-        Variant::Oblivious { k: 3 },
-        Variant::Delta { k: 3 },
-        Variant::Folklore { k: 3 },
-    ]
-}
-
-/// The table of ../shared/papers/wl-transformer.md, row by row.
-fn table() -> Vec<[Cell; 10]> {
-    vec![
-        [F, F, T(1), T(1), T(1), T(1), X, X, X, X],
-        [F, F, T(1), T(1), T(1), T(1), X, X, X, X],
-        [F, F, T(2), T(2), F, T(2), F, X, X, X],
-        [F, F, F, F, F, F, T(1), F, T(1), T(1)],
-        [F, F, T(4), T(4), F, T(3), F, X, X, X],
-        [F, F, F, F, F, F, X, X, X, T(3)],
-    ]
-}
-
-/// Cells written bare "T" in the table (distinguished, round not given).
-fn bare_t() -> Vec<(usize, usize)> {
-    vec![(0, 6), (1, 6), (4, 9)]
-}
-
+/// Every `T@i` and `F` of the published table ([`PAPER_TABLE`]); bare "T"
+/// cells are checked as distinguished.
 #[test]
 fn pair_table_every_cell_equals_the_spec() {
     let pairs = table_pairs();
-    let cols = columns();
-    for (r, row) in table().iter().enumerate() {
+    let cols = TABLE_VARIANTS;
+    for (r, row) in PAPER_TABLE.iter().enumerate() {
         let (name, g1, g2) = &pairs[r];
         for (c, cell) in row.iter().enumerate() {
             let Some(expected) = cell else { continue };
@@ -57,7 +21,7 @@ fn pair_table_every_cell_equals_the_spec() {
             assert_eq!(o.distinguished, expected.is_some());
         }
     }
-    for (r, c) in bare_t() {
+    for (r, c) in TABLE_BARE_T {
         let (name, g1, g2) = &pairs[r];
         let o = refine_pair(g1, g2, cols[c], None).unwrap();
         assert!(o.distinguished, "{name} under {}", cols[c].name());
