@@ -63,34 +63,33 @@ impl Default for TrainParams {
 }
 
 impl TrainParams {
-    /// Checks the ranges.
+    /// Checks the ranges: the HA2 width here, the training hyper-parameters
+    /// by nncore's own check of the configuration they become
+    /// ([`nncore::train::TrainConfig::check`]: epochs and batch ≥ 1, a finite
+    /// rate > 0, momentum in [0, 1)).
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] naming the first one out of range.
     pub fn check(&self) -> Result<()> {
-        let bad = |name, value: f64, expected| {
-            Err(Error::InvalidParameter {
+        if self.hidden == 0 {
+            return Err(Error::InvalidParameter {
+                name: "hidden",
+                value: 0.0,
+                expected: "at least 1",
+            });
+        }
+        self.train_config().check().map_err(|e| match e {
+            nncore::Error::InvalidParameter {
                 name,
                 value,
                 expected,
-            })
-        };
-        if self.epochs == 0 {
-            return bad("epochs", 0.0, "at least 1");
-        }
-        if self.batch_size == 0 {
-            return bad("batch_size", 0.0, "at least 1");
-        }
-        if !(self.learning_rate.is_finite() && self.learning_rate > 0.0) {
-            return bad("learning_rate", self.learning_rate, "a finite value > 0");
-        }
-        if !(0.0..1.0).contains(&self.momentum) {
-            return bad("momentum", self.momentum, "a value in [0, 1)");
-        }
-        if self.hidden == 0 {
-            return bad("hidden", 0.0, "at least 1");
-        }
-        Ok(())
+            } => Error::InvalidParameter {
+                name,
+                value,
+                expected,
+            },
+            other => Error::Nncore(other),
+        })
     }
 
     pub(crate) fn train_config(&self) -> nncore::train::TrainConfig {
