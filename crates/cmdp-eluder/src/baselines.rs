@@ -28,22 +28,53 @@ use crate::oracle::{LeastSquaresOracle, LogLossOracle};
 use mlcore::sampling::{WorkspaceRng, seeded};
 use rand::RngExt;
 
-/// A uniformly random deterministic policy: one action per state, each
-/// uniform on {0, …, A−1}. O(S).
-fn random_policy(n_states: usize, n_actions: usize, rng: &mut WorkspaceRng) -> Policy {
-    (0..n_states)
-        .map(|_| rng.random_range(0..n_actions))
-        .collect()
+/// The plug-in agent on a refit schedule plus a seeded source of uniformly
+/// random deterministic policies: what both baselines are made of.
+#[derive(Debug, Clone)]
+struct Explorer<RO, DO> {
+    greedy: GreedyPlugIn<RO, DO>,
+    n_states: usize,
+    n_actions: usize,
+    rng: WorkspaceRng,
+}
+
+impl<RO: LeastSquaresOracle, DO: LogLossOracle> Explorer<RO, DO> {
+    fn new(
+        space: LayeredSpace,
+        n_contexts: usize,
+        n_actions: usize,
+        oracles: (RO, DO),
+        schedule: RefitSchedule,
+        seed: u64,
+    ) -> Result<Self> {
+        let n_states = space.n_states();
+        let greedy = GreedyPlugIn::new(space, n_contexts, n_actions, oracles.0, oracles.1)?
+            .with_schedule(schedule);
+        Ok(Explorer {
+            greedy,
+            n_states,
+            n_actions,
+            rng: seeded(seed),
+        })
+    }
+
+    /// A uniformly random deterministic policy for `context` (checked like
+    /// the plug-in agent's): one action per state, each uniform on
+    /// {0, …, A−1}. O(S).
+    fn explore(&mut self, context: usize) -> Result<Policy> {
+        self.greedy.check_context(context)?;
+        let (n_states, n_actions) = (self.n_states, self.n_actions);
+        Ok((0..n_states)
+            .map(|_| self.rng.random_range(0..n_actions))
+            .collect())
+    }
 }
 
 /// ε-greedy around the plug-in agent (see the module docs).
 #[derive(Debug, Clone)]
 pub struct EpsilonGreedy<RO, DO> {
-    greedy: GreedyPlugIn<RO, DO>,
-    n_states: usize,
-    n_actions: usize,
+    inner: Explorer<RO, DO>,
     epsilon: f64,
-    rng: WorkspaceRng,
     explored: usize,
 }
 
@@ -70,16 +101,17 @@ impl<RO: LeastSquaresOracle, DO: LogLossOracle> EpsilonGreedy<RO, DO> {
                 expected: "in [0, 1]",
             });
         }
-        let n_states = space.n_states();
-        let greedy =
-            GreedyPlugIn::new(space, n_contexts, n_actions, reward_oracle, dynamics_oracle)?
-                .with_schedule(RefitSchedule::Doubling);
-        Ok(EpsilonGreedy {
-            greedy,
-            n_states,
+        let inner = Explorer::new(
+            space,
+            n_contexts,
             n_actions,
+            (reward_oracle, dynamics_oracle),
+            RefitSchedule::Doubling,
+            seed,
+        )?;
+        Ok(EpsilonGreedy {
+            inner,
             epsilon,
-            rng: seeded(seed),
             explored: 0,
         })
     }
@@ -91,7 +123,7 @@ impl<RO: LeastSquaresOracle, DO: LogLossOracle> EpsilonGreedy<RO, DO> {
 
     /// Oracle calls so far (those of the plug-in fits).
     pub fn oracle_calls(&self) -> usize {
-        self.greedy.oracle_calls()
+        self.inner.greedy.oracle_calls()
     }
 }
 
@@ -100,28 +132,25 @@ impl<RO: LeastSquaresOracle, DO: LogLossOracle> Agent for EpsilonGreedy<RO, DO> 
         "ε-greedy"
     }
     fn act(&mut self, context: usize) -> Result<Policy> {
-        if self.rng.random::<f64>() < self.epsilon {
-            self.greedy.check_context(context)?;
+        if self.inner.rng.random::<f64>() < self.epsilon {
+            let policy = self.inner.explore(context)?;
             self.explored += 1;
-            Ok(random_policy(self.n_states, self.n_actions, &mut self.rng))
+            Ok(policy)
         } else {
-            self.greedy.act(context)
+            self.inner.greedy.act(context)
         }
     }
     fn observe(&mut self, trajectory: &Trajectory) -> Result<()> {
-        self.greedy.observe(trajectory)
+        self.inner.greedy.observe(trajectory)
     }
 }
 
 /// Explore-then-commit around the plug-in agent (see the module docs).
 #[derive(Debug, Clone)]
 pub struct ExploreThenCommit<RO, DO> {
-    greedy: GreedyPlugIn<RO, DO>,
-    n_states: usize,
-    n_actions: usize,
+    inner: Explorer<RO, DO>,
     explore_episodes: usize,
     episodes: usize,
-    rng: WorkspaceRng,
 }
 
 impl<RO: LeastSquaresOracle, DO: LogLossOracle> ExploreThenCommit<RO, DO> {
@@ -140,17 +169,18 @@ impl<RO: LeastSquaresOracle, DO: LogLossOracle> ExploreThenCommit<RO, DO> {
         explore_episodes: usize,
         seed: u64,
     ) -> Result<Self> {
-        let n_states = space.n_states();
-        let greedy =
-            GreedyPlugIn::new(space, n_contexts, n_actions, reward_oracle, dynamics_oracle)?
-                .with_schedule(RefitSchedule::Once);
-        Ok(ExploreThenCommit {
-            greedy,
-            n_states,
+        let inner = Explorer::new(
+            space,
+            n_contexts,
             n_actions,
+            (reward_oracle, dynamics_oracle),
+            RefitSchedule::Once,
+            seed,
+        )?;
+        Ok(ExploreThenCommit {
+            inner,
             explore_episodes,
             episodes: 0,
-            rng: seeded(seed),
         })
     }
 
@@ -161,7 +191,7 @@ impl<RO: LeastSquaresOracle, DO: LogLossOracle> ExploreThenCommit<RO, DO> {
 
     /// Oracle calls so far (2 once committed, 0 before).
     pub fn oracle_calls(&self) -> usize {
-        self.greedy.oracle_calls()
+        self.inner.greedy.oracle_calls()
     }
 }
 
@@ -171,14 +201,13 @@ impl<RO: LeastSquaresOracle, DO: LogLossOracle> Agent for ExploreThenCommit<RO, 
     }
     fn act(&mut self, context: usize) -> Result<Policy> {
         if self.committed() {
-            self.greedy.act(context)
+            self.inner.greedy.act(context)
         } else {
-            self.greedy.check_context(context)?;
-            Ok(random_policy(self.n_states, self.n_actions, &mut self.rng))
+            self.inner.explore(context)
         }
     }
     fn observe(&mut self, trajectory: &Trajectory) -> Result<()> {
-        self.greedy.observe(trajectory)?;
+        self.inner.greedy.observe(trajectory)?;
         self.episodes += 1;
         Ok(())
     }
