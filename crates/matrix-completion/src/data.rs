@@ -35,8 +35,12 @@ pub struct Observations {
     row_idx: Vec<u32>,
     col_idx: Vec<u32>,
     values: Vec<f64>,
-    /// Entry positions in `(col, row)` order (for the column pass of the gradient).
-    col_order: Vec<u32>,
+    /// The entries again in `(col, row)` order (a CSC copy: row index, column
+    /// index, value), so the gradient's column pass reads them sequentially
+    /// instead of gathering them through a permutation.
+    csc_row: Vec<u32>,
+    csc_col: Vec<u32>,
+    csc_val: Vec<f64>,
 }
 
 /// Empirical row and column marginals of an observation set:
@@ -138,7 +142,9 @@ impl Observations {
             row_idx: Vec::with_capacity(t.len()),
             col_idx: Vec::with_capacity(t.len()),
             values: Vec::with_capacity(t.len()),
-            col_order: Vec::new(),
+            csc_row: Vec::new(),
+            csc_col: Vec::new(),
+            csc_val: Vec::new(),
         };
         let mut s = 0;
         while s < t.len() {
@@ -168,8 +174,8 @@ impl Observations {
         Ok(out)
     }
 
-    /// Counting sort of the entry positions by column (stable, so rows stay
-    /// increasing within a column). O(N + n).
+    /// Counting sort of the entries by column (stable, so rows stay increasing
+    /// within a column), stored as the CSC copy. O(N + n).
     fn build_col_order(&mut self) {
         let mut start = vec![0u32; self.cols + 1];
         for &j in &self.col_idx {
@@ -178,17 +184,21 @@ impl Observations {
         for j in 0..self.cols {
             start[j + 1] += start[j];
         }
-        let mut order = vec![0u32; self.len()];
+        let n = self.len();
+        let (mut rows, mut cols, mut vals) = (vec![0u32; n], vec![0u32; n], vec![0.0; n]);
         for (e, &j) in self.col_idx.iter().enumerate() {
-            order[start[j as usize] as usize] = e as u32;
+            let q = start[j as usize] as usize;
+            rows[q] = self.row_idx[e];
+            cols[q] = j;
+            vals[q] = self.values[e];
             start[j as usize] += 1;
         }
-        self.col_order = order;
+        (self.csc_row, self.csc_col, self.csc_val) = (rows, cols, vals);
     }
 
-    /// Entry positions sorted by `(col, row)`.
-    pub(crate) fn col_order(&self) -> &[u32] {
-        &self.col_order
+    /// The entries in `(col, row)` order: row indices, column indices, values.
+    pub(crate) fn csc(&self) -> (&[u32], &[u32], &[f64]) {
+        (&self.csc_row, &self.csc_col, &self.csc_val)
     }
 
     /// Number of rows `m` of the matrix.
@@ -289,7 +299,9 @@ impl Observations {
             row_idx: pos.iter().map(|&e| self.row_idx[e]).collect(),
             col_idx: pos.iter().map(|&e| self.col_idx[e]).collect(),
             values: pos.iter().map(|&e| self.values[e]).collect(),
-            col_order: Vec::new(),
+            csc_row: Vec::new(),
+            csc_col: Vec::new(),
+            csc_val: Vec::new(),
         };
         o.build_col_order();
         o

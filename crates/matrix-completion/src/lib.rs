@@ -67,6 +67,7 @@
 
 pub mod data;
 mod error;
+mod kernel;
 pub mod link;
 pub mod metrics;
 pub mod model;

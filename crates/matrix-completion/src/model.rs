@@ -3,6 +3,7 @@
 
 use crate::data::Observations;
 use crate::error::{Error, Result};
+use crate::kernel::{Operands, RowPass, col_pass, dot, row_pass};
 use crate::link::{Link, ScalarLink};
 use mlcore::sampling::standard_normal;
 use ndarray::{Array1, Array2, Axis};
@@ -486,45 +487,40 @@ impl DeepMf {
         } else {
             let c = self.cache();
             let k = c.p.ncols();
-            let ps = c.p.as_slice().expect("standard layout");
-            let bs = c.bt.as_slice().expect("standard layout");
             let mut s = Array2::<f64>::zeros((m, k));
             let mut tt = Array2::<f64>::zeros((n, k));
             {
-                let ss = s.as_slice_mut().expect("standard layout");
+                // Full batch: a row pass over the entries in (row, col) order (S
+                // rows written in order, Bᵀ rows read at random), then a column
+                // pass over the CSC copy (T rows written in order, P rows read at
+                // random) that recomputes zᵢⱼ and gᵢⱼ from the same operands, so
+                // they are bitwise the row pass's. Both passes read their entries
+                // sequentially: no gather through a permutation, no random
+                // read-modify-write. Mini-batches: one pass.
+                let op = Operands {
+                    link: &self.link,
+                    offset: self.offset,
+                    inv_n,
+                    k,
+                    p: c.p.as_slice().expect("standard layout"),
+                    bt: c.bt.as_slice().expect("standard layout"),
+                };
                 let ts = tt.as_slice_mut().expect("standard layout");
-                // Full batch: a row pass (entries sorted by row: S rows written in
-                // order, Bᵀ rows read at random) keeping gᵢⱼ, then a column pass
-                // (T rows written in order, P rows read at random). Random reads
-                // only, no random read-modify-write. Mini-batches: one pass.
                 let two_pass = batch.is_none();
-                let mut gs: Vec<f64> = Vec::with_capacity(if two_pass { count } else { 0 });
-                for t in 0..count {
-                    let e = entry(t);
-                    let (i, j) = (ri[e] as usize, ci[e] as usize);
-                    let pi = &ps[i * k..(i + 1) * k];
-                    let bj = &bs[j * k..(j + 1) * k];
-                    let z = dot(pi, bj);
-                    let r = self.offset + self.link.value(z) - yv[e];
-                    sse += r * r;
-                    let g = inv_n * r * self.link.dvalue(z);
-                    if has_params {
-                        zs.push(z);
-                        scales.push(inv_n * r);
-                    }
-                    axpy(g, bj, &mut ss[i * k..(i + 1) * k]);
-                    if two_pass {
-                        gs.push(g);
-                    } else {
-                        axpy(g, pi, &mut ts[j * k..(j + 1) * k]);
-                    }
-                }
+                sse = row_pass(
+                    &op,
+                    RowPass {
+                        rows: ri,
+                        cols: ci,
+                        values: yv,
+                        batch,
+                        s: s.as_slice_mut().expect("standard layout"),
+                        t: if two_pass { None } else { Some(&mut *ts) },
+                        link_terms: has_params.then_some((&mut zs, &mut scales)),
+                    },
+                );
                 if two_pass {
-                    for &e in obs.col_order() {
-                        let e = e as usize;
-                        let (i, j) = (ri[e] as usize, ci[e] as usize);
-                        axpy(gs[e], &ps[i * k..(i + 1) * k], &mut ts[j * k..(j + 1) * k]);
-                    }
+                    col_pass(&op, obs.csc(), ts);
                 }
             }
             // suffix[t] = A_{t+1}⋯A_{L−2} (product of middle factors after t), k×k.
@@ -627,32 +623,5 @@ impl DeepMf {
     /// As [`DeepMf::latent`]; SVD failure.
     pub fn singular_values(&self) -> Result<Array1<f64>> {
         Ok(mlcore::linalg::svd(self.latent()?.view())?.s)
-    }
-}
-
-#[inline]
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    // Four accumulators: lets the compiler vectorise without reassociation
-    // (a fixed summation order, so results do not depend on the machine).
-    let mut acc = [0.0f64; 4];
-    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        acc[0] += x[0] * y[0];
-        acc[1] += x[1] * y[1];
-        acc[2] += x[2] * y[2];
-        acc[3] += x[3] * y[3];
-    }
-    let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    for (x, y) in ra.iter().zip(rb) {
-        s += x * y;
-    }
-    s
-}
-
-#[inline]
-fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
-    for (yi, xi) in y.iter_mut().zip(x) {
-        *yi += alpha * xi;
     }
 }
