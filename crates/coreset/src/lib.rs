@@ -50,7 +50,7 @@
 //!
 //! // Lewis weights: Σ w = rank A.
 //! let lw = lewis_weights(a.view(), 2.0, &LewisOptions::default())?;
-//! assert!((lw.w.sum() - 3.0).abs() < 1e-8);
+//! assert!((lw.w().sum() - 3.0).abs() < 1e-8);
 //!
 //! // A strong coreset of about 400 rows, and its exact distortion at p = 2.
 //! let c = CoresetBuilder::new(2.0)
