@@ -60,7 +60,9 @@ fn main() -> Result<(), Box<dyn Error>> {
             }
             println!(
                 "iterations {} residual {:e} rank {}",
-                lw.iterations(), lw.fixed_point_residual(), lw.rank()
+                lw.iterations(),
+                lw.fixed_point_residual(),
+                lw.rank()
             );
         }
         Some("solve") if args.len() == 5 => {

@@ -53,11 +53,9 @@ pub(crate) fn ln_weighted_power_sum<I>(items: I, p: f64) -> f64
 where
     I: Iterator<Item = (f64, f64)> + Clone,
 {
-    let (m, w) = items
-        .clone()
-        .fold((0.0f64, 0.0f64), |(m, w), (wi, v)| {
-            (if wi > 0.0 { m.max(v.abs()) } else { m }, w.max(wi))
-        });
+    let (m, w) = items.clone().fold((0.0f64, 0.0f64), |(m, w), (wi, v)| {
+        (if wi > 0.0 { m.max(v.abs()) } else { m }, w.max(wi))
+    });
     if m == 0.0 || w == 0.0 {
         return f64::NEG_INFINITY;
     }
@@ -81,7 +79,11 @@ where
     }
     let ln = ln_weighted_power_sum(items, p);
     let value = ln.exp();
-    if value.is_finite() { Ok(value) } else { Err(ln) }
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(ln)
+    }
 }
 
 #[cfg(test)]

@@ -489,7 +489,11 @@ impl ProbeSet {
         if a.nrows() != self.rows || b.ncols() != self.probes[0].ncols() {
             return Err(Error::ShapeMismatch {
                 what: "[A B]",
-                expected: format!("{} rows and {} columns of B (the probe set's data)", self.rows, self.probes[0].ncols()),
+                expected: format!(
+                    "{} rows and {} columns of B (the probe set's data)",
+                    self.rows,
+                    self.probes[0].ncols()
+                ),
                 got: format!("{} rows and {} columns", a.nrows(), b.ncols()),
             });
         }

@@ -19,8 +19,7 @@ use coreset::subspace::{
     RowSubsetOptions, SubspaceOptions, fit_subspace, row_subset, subspace_cost,
 };
 use coreset::verify::{
-    ProbeOptions, ProbeSet, exact_distortion_p2, probe_distortion, probe_distortion_at,
-    weak_ratio,
+    ProbeOptions, ProbeSet, exact_distortion_p2, probe_distortion, probe_distortion_at, weak_ratio,
 };
 use mlcore::sampling::{seeded, standard_normal};
 use ndarray::{Array1, Array2};

@@ -129,11 +129,12 @@ fn sketched_scores_are_within_a_constant_factor() {
         let ls =
             lewis_weights_sketched(a.view(), p, &LewisOptions::default(), &sk, &mut rng).unwrap();
         assert!(ls.fixed_point_residual() <= 1e-10);
-        let worst =
-            lw.w().iter()
-                .zip(&ls.w())
-                .map(|(e, a)| (a / e).ln().abs())
-                .fold(0.0, f64::max);
+        let worst = lw
+            .w()
+            .iter()
+            .zip(&ls.w())
+            .map(|(e, a)| (a / e).ln().abs())
+            .fold(0.0, f64::max);
         assert!(worst < 2f64.ln() * 2.0, "p = {p}: worst log-ratio {worst}");
         assert!((ls.w().sum() / 5.0 - 1.0).abs() < 0.2);
     }
