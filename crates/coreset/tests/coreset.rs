@@ -49,7 +49,7 @@ fn gaussian_data(
 
 /// E[F_S(X)] = F(X) for a fixed X: the mean of F_S/F over 2000 seeds lies
 /// within 5 standard errors of 1 (failure probability < 1e-6), for strong
-/// and weak coresets at p ∈ {1, 3}.
+/// and weak coresets at p ∈ {1, 3}, with Bernoulli and fixed-size sampling.
 #[test]
 fn sampled_cost_is_unbiased() {
     let (a, b) = data(400, 3, 2, 2, 11);
@@ -57,11 +57,19 @@ fn sampled_cost_is_unbiased() {
     for p in [1.0, 3.0] {
         let f = coreset::regression::cost(a.view(), b.view(), x.view(), p, None).unwrap();
         let lw = lewis_weights(a.view(), p, &LewisOptions::default()).unwrap();
-        for kind in [Kind::Strong, Kind::Weak] {
-            let builder = CoresetBuilder::new(p).kind(kind).budget(Budget::Rows {
-                k_a: 20.0,
-                k_b: 20.0,
-            });
+        for (kind, sampling) in [
+            (Kind::Strong, Sampling::Bernoulli),
+            (Kind::Weak, Sampling::Bernoulli),
+            (Kind::Strong, Sampling::FixedSize),
+        ] {
+            let builder =
+                CoresetBuilder::new(p)
+                    .kind(kind)
+                    .sampling(sampling)
+                    .budget(Budget::Rows {
+                        k_a: 20.0,
+                        k_b: 20.0,
+                    });
             let trials = 2000;
             let ratios: Vec<f64> = (0..trials)
                 .map(|seed| {
@@ -76,7 +84,7 @@ fn sampled_cost_is_unbiased() {
             let se = (var / trials as f64).sqrt();
             assert!(
                 (mean - 1.0).abs() <= 5.0 * se,
-                "p = {p} {kind:?}: mean {mean}, se {se}"
+                "p = {p} {kind:?} {sampling:?}: mean {mean}, se {se}"
             );
         }
     }
