@@ -55,12 +55,14 @@ fn main() -> Result<(), Box<dyn Error>> {
             let p: f64 = args[2].parse()?;
             let lw = lewis_weights(a.view(), p, &LewisOptions::default())?;
             let mut out = fs::File::create(&args[3])?;
-            for w in &lw.w {
+            for w in &lw.w() {
                 writeln!(out, "{w:.17e}")?;
             }
             println!(
                 "iterations {} residual {:e} rank {}",
-                lw.iterations, lw.fixed_point_residual, lw.rank
+                lw.iterations(),
+                lw.fixed_point_residual(),
+                lw.rank()
             );
         }
         Some("solve") if args.len() == 5 => {

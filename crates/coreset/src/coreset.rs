@@ -39,7 +39,7 @@ use crate::checks;
 use crate::error::{Error, Result};
 use crate::lewis::{LewisOptions, LewisWeights, lewis_weights};
 use crate::regression::{self, IrlsOptions, Solution};
-use ndarray::{Array1, Array2, ArrayView2, Axis};
+use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis};
 use rand::{Rng, RngExt};
 
 /// Strong (every `X`) or weak (the minimiser) guarantee.
@@ -85,6 +85,29 @@ pub enum Residuals {
     },
 }
 
+/// How rows are drawn from the probabilities `qᵢ`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sampling {
+    /// Independent Bernoulli(`qᵢ`) per row, weight `1/qᵢ` (the spec's
+    /// scheme). The size is random, `E|S| = Σ qᵢ`, and every estimate
+    /// `F_S(X)` carries the size's relative fluctuation, about `1/√Σqᵢ`,
+    /// whatever `X`.
+    #[default]
+    Bernoulli,
+    /// Rows with `qᵢ ≥ 1` (the heavy rows: outliers of `B`, high-leverage
+    /// rows of `A`) are kept with weight 1; the others by `N = ⌈Σ_light qᵢ⌋`
+    /// draws with replacement, row `i` with probability `πᵢ = qᵢ/Σ_light q`
+    /// (Cohen–Peng's Lewis-weight sampling is of this form), a row drawn
+    /// `cᵢ` times getting weight `cᵢ/(N πᵢ)`. Unbiased like Bernoulli, but
+    /// the number of light draws is fixed, so the size fluctuation of
+    /// Bernoulli sampling is gone: where `|aᵢ x|ᵖ/wᵢ` is nearly constant
+    /// over rows (many responses, near-isotropic `A`) the error is far
+    /// smaller at the same size. Reconstruction: the spec describes only
+    /// the Bernoulli scheme; this is the with-replacement form of the same
+    /// probabilities with the heavy rows held out.
+    FixedSize,
+}
+
 /// Builder of a coreset: exponent, accuracy, confidence, kind and budget.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CoresetBuilder {
@@ -94,6 +117,7 @@ pub struct CoresetBuilder {
     kind: Kind,
     budget: Budget,
     residuals: Residuals,
+    sampling: Sampling,
     lewis: LewisOptions,
 }
 
@@ -110,6 +134,7 @@ impl CoresetBuilder {
             kind: Kind::Strong,
             budget: Budget::Theory { c: 1.0 },
             residuals: Residuals::FullSolve,
+            sampling: Sampling::Bernoulli,
             lewis: LewisOptions::for_sampling(),
         }
     }
@@ -141,6 +166,12 @@ impl CoresetBuilder {
     /// Sets how `X_c` is found.
     pub fn residuals(mut self, residuals: Residuals) -> Self {
         self.residuals = residuals;
+        self
+    }
+
+    /// Sets how rows are drawn ([`Sampling::Bernoulli`] by default).
+    pub fn sampling(mut self, sampling: Sampling) -> Self {
+        self.sampling = sampling;
         self
     }
 
@@ -245,40 +276,42 @@ impl CoresetBuilder {
     ) -> Result<Coreset> {
         self.check()?;
         checks::pair(a, b)?;
-        if lewis.p != self.p {
+        if lewis.p() != self.p {
             return Err(Error::InvalidParameter {
                 name: "lewis.p",
-                value: lewis.p,
+                value: lewis.p(),
                 expected: "the p of the builder",
             });
         }
-        if lewis.w.len() != a.nrows() {
+        if lewis.w().len() != a.nrows() {
             return Err(Error::InvalidParameter {
                 name: "lewis.w (length)",
-                value: lewis.w.len() as f64,
+                value: lewis.w().len() as f64,
                 expected: "one weight per row of A",
             });
         }
         let n = a.nrows();
-        let (k_a, k_b) = self.row_budgets(lewis.rank)?;
+        let (k_a, k_b) = self.row_budgets(lewis.rank())?;
         let q: Array1<f64> = if k_a + k_b >= n as f64 {
             Array1::ones(n)
         } else {
-            let r = lewis.w.sum();
-            let mut q = lewis.w.mapv(|w| k_a * w / r);
+            let r = lewis.w().sum();
+            let mut q = lewis.w().mapv(|w| k_a * w / r);
             if k_b > 0.0 {
-                let rho = self.residual_sensitivities(lewis, a, b, rng)?;
-                let total = rho.sum();
-                if total > 0.0 {
-                    q.zip_mut_with(&rho, |qi, ri| *qi += k_b * ri / total);
-                }
+                // ρᵢ/Σρ, scaled so that residuals near 1e200 give no ∞/∞.
+                let share = self.residual_sensitivities(lewis, a, b, rng)?;
+                q.zip_mut_with(&share, |qi, si| *qi += k_b * si);
             }
             q.mapv(|v| v.min(1.0))
         };
-        Ok(Coreset::sample(q, self.p, rng))
+        Ok(match self.sampling {
+            Sampling::Bernoulli => Coreset::sample(q, self.p, rng),
+            Sampling::FixedSize => Coreset::sample_fixed(q, self.p, rng)?,
+        })
     }
 
-    /// `ρᵢ = Σⱼ |(AX_c − B)ᵢⱼ|ᵖ` at a constant-factor solution `X_c`.
+    /// The shares `ρᵢ/Σₗ ρₗ` of `ρᵢ = Σⱼ |(AX_c − B)ᵢⱼ|ᵖ` at a
+    /// constant-factor solution `X_c`.
     fn residual_sensitivities<R: Rng + ?Sized>(
         &self,
         lewis: &LewisWeights,
@@ -298,34 +331,145 @@ impl CoresetBuilder {
                     .x
             }
             Residuals::LewisSample { rows } => {
-                let r = lewis.w.sum();
-                let q = lewis.w.mapv(|w| (rows * w / r).min(1.0));
+                let r = lewis.w().sum();
+                let q = lewis.w().mapv(|w| (rows * w / r).min(1.0));
                 let sample = Coreset::sample(q, self.p, rng);
                 sample.solve_unchecked(a, b, &loose)?.x
             }
         };
-        Ok(regression::row_costs(a, b, x_c.view(), self.p))
+        Ok(regression::row_cost_shares(a, b, x_c.view(), self.p))
     }
 }
 
 /// A weighted row subset `(S, s)` of `(A, B)`.
+///
+/// The fields are private: a coreset comes only from
+/// [`CoresetBuilder::build`], [`CoresetBuilder::build_with_lewis`],
+/// [`Coreset::uniform`] or [`Coreset::from_probabilities`], which all keep
+/// the invariants `sᵢ = cᵢ/qᵢ > 0` (`cᵢ = 1` for Bernoulli sampling, the
+/// times drawn for [`Sampling::FixedSize`]), `qᵢ ∈ (0, 1]`, indices
+/// increasing and below `n`, and `expected_size = Σ qᵢ` over all `n` rows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Coreset {
-    /// The exponent `p` it was built for.
-    pub p: f64,
-    /// Rows of the original data.
-    pub n: usize,
-    /// Kept rows, increasing.
-    pub indices: Vec<usize>,
-    /// `sᵢ = 1/qᵢ` for each kept row.
-    pub weights: Array1<f64>,
-    /// `qᵢ` for each kept row.
-    pub probabilities: Array1<f64>,
-    /// `Σᵢ qᵢ` over all `n` rows: the expected size.
-    pub expected_size: f64,
+    p: f64,
+    n: usize,
+    indices: Vec<usize>,
+    weights: Array1<f64>,
+    probabilities: Array1<f64>,
+    expected_size: f64,
 }
 
 impl Coreset {
+    /// The exponent `p` it was built for.
+    pub fn p(&self) -> f64 {
+        self.p
+    }
+
+    /// Rows `n` of the data it was drawn from.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// The kept rows `S`, increasing.
+    pub fn indices(&self) -> &[usize] {
+        &self.indices
+    }
+
+    /// The weights `sᵢ` of the kept rows, in the order of [`Coreset::indices`]:
+    /// `1/qᵢ` for Bernoulli sampling, `cᵢ/qᵢ` (`cᵢ` the times drawn) for
+    /// [`Sampling::FixedSize`].
+    pub fn weights(&self) -> ArrayView1<'_, f64> {
+        self.weights.view()
+    }
+
+    /// `qᵢ` of the kept rows: the inclusion probability (Bernoulli), or the
+    /// expected number of draws `N πᵢ` (1 for the heavy rows) for
+    /// [`Sampling::FixedSize`].
+    pub fn probabilities(&self) -> ArrayView1<'_, f64> {
+        self.probabilities.view()
+    }
+
+    /// `Σᵢ qᵢ` over all `n` rows: the expected size `E|S|`.
+    pub fn expected_size(&self) -> f64 {
+        self.expected_size
+    }
+
+    /// Draws a coreset from user-given inclusion probabilities: row `i` is
+    /// kept with probability `qᵢ` (independent Bernoulli draws, one uniform
+    /// per row in order) and weighted `1/qᵢ`, so `F_S(X)` is unbiased for
+    /// every fixed `X`. This is the checked way to build a coreset from a
+    /// sampling scheme of one's own. O(n).
+    ///
+    /// # Errors
+    /// [`Error::InvalidP`]; [`Error::EmptyInput`] for no rows;
+    /// [`Error::InvalidWeights`] for a `qᵢ` that is not in `[0, 1]` (naming
+    /// its index and value).
+    pub fn from_probabilities<R: Rng + ?Sized>(
+        q: ArrayView1<'_, f64>,
+        p: f64,
+        rng: &mut R,
+    ) -> Result<Coreset> {
+        checks::p(p)?;
+        if q.is_empty() {
+            return Err(Error::EmptyInput {
+                what: "probabilities",
+            });
+        }
+        if let Some(index) = q.iter().position(|v| !(0.0..=1.0).contains(v)) {
+            return Err(Error::InvalidWeights {
+                index,
+                value: q[index],
+            });
+        }
+        Ok(Coreset::sample(q.to_owned(), p, rng))
+    }
+
+    /// [`Sampling::FixedSize`]: rows with `qᵢ ≥ 1` kept with weight 1, then
+    /// `N = max(1, round(Σ_light q))` draws with replacement from the
+    /// light rows ∝ `qᵢ`; a light row drawn `cᵢ` times gets probability
+    /// entry `N πᵢ` (its expected count) and weight `cᵢ/(N πᵢ)`.
+    pub(crate) fn sample_fixed<R: Rng + ?Sized>(
+        q: Array1<f64>,
+        p: f64,
+        rng: &mut R,
+    ) -> Result<Coreset> {
+        let n = q.len();
+        let light: Vec<f64> = q.iter().map(|&v| if v < 1.0 { v } else { 0.0 }).collect();
+        let total: f64 = light.iter().sum();
+        let mut counts = vec![0usize; n];
+        let mut draws = 0usize;
+        if total > 0.0 {
+            draws = (total.round() as usize).max(1);
+            let table = mlcore::sampling::AliasTable::new(&light)?;
+            for _ in 0..draws {
+                counts[rng.sample(&table)] += 1;
+            }
+        }
+        let mut indices = Vec::new();
+        let mut weights = Vec::new();
+        let mut probabilities = Vec::new();
+        for (i, &qi) in q.iter().enumerate() {
+            if qi >= 1.0 {
+                indices.push(i);
+                weights.push(1.0);
+                probabilities.push(1.0);
+            } else if counts[i] > 0 {
+                let expected = draws as f64 * qi / total;
+                indices.push(i);
+                weights.push(counts[i] as f64 / expected);
+                probabilities.push(expected);
+            }
+        }
+        Ok(Coreset {
+            p,
+            n,
+            indices,
+            weights: Array1::from(weights),
+            probabilities: Array1::from(probabilities),
+            expected_size: q.sum(),
+        })
+    }
+
     /// Independent Bernoulli(`qᵢ`) draws, one uniform per row in order.
     pub(crate) fn sample<R: Rng + ?Sized>(q: Array1<f64>, p: f64, rng: &mut R) -> Coreset {
         let mut indices = Vec::new();
@@ -353,13 +497,15 @@ impl Coreset {
     ///
     /// # Errors
     /// [`Error::InvalidP`], [`Error::EmptyInput`] for `n = 0`, and
-    /// [`Error::InvalidParameter`] for a `k` that is not finite and positive.
+    /// [`Error::InvalidParameter`] for a `k` that is not finite and positive,
+    /// [`Error::TooLarge`] for an `n` whose probability vector would not fit.
     pub fn uniform<R: Rng + ?Sized>(n: usize, p: f64, k: f64, rng: &mut R) -> Result<Coreset> {
         checks::p(p)?;
         if n == 0 {
             return Err(Error::EmptyInput { what: "A" });
         }
         checks::positive(k, "k")?;
+        mlcore::check::alloc_len(&[n], 8, "n (rows)")?;
         let q = Array1::from_elem(n, (k / n as f64).min(1.0));
         Ok(Coreset::sample(q, p, rng))
     }

@@ -91,6 +91,27 @@ pub enum Error {
         /// The valid range, in words.
         expected: &'static str,
     },
+    /// An array whose size the caller sets (rows, directions × scales,
+    /// sample sizes) would not fit: its element count overflows `usize` or
+    /// exceeds `mlcore::check::MAX_ALLOC_BYTES`. Returned before allocating.
+    #[error("{what} is too large: {size}")]
+    TooLarge {
+        /// The argument that sets the size.
+        what: &'static str,
+        /// The size asked for, in words.
+        size: String,
+    },
+    /// A value is finite in exact arithmetic on finite inputs but exceeds
+    /// `f64::MAX` (for example `F(X) = Σ |rᵢⱼ|ᵖ` with residuals near `1e200`
+    /// at `p = 3`); its natural logarithm, computed with every term scaled by
+    /// the largest, is given (see [`crate::regression::ln_cost`]).
+    #[error("{what} overflows f64: its natural logarithm is {ln_value}")]
+    Overflow {
+        /// The quantity.
+        what: &'static str,
+        /// `ln` of the quantity.
+        ln_value: f64,
+    },
     /// An error from the shared core.
     #[error(transparent)]
     Core(mlcore::Error),
@@ -109,5 +130,6 @@ mlcore::impl_from_core_error!(
         what,
         expected,
         got
-    }
+    },
+    TooLarge { what, size }
 );

@@ -35,7 +35,7 @@
 use crate::checks;
 use crate::error::{Error, Result};
 use mlcore::linalg::{self, Triangle};
-use ndarray::{Array1, Array2, ArrayView2, Axis, s};
+use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis, s};
 use rand::{Rng, RngExt};
 use rand_distr::StandardNormal;
 
@@ -168,22 +168,57 @@ impl SketchOptions {
 }
 
 /// The ℓp Lewis weights of `A`, with how they were obtained.
+///
+/// Only [`lewis_weights`] and [`lewis_weights_sketched`] make one (the
+/// fields are private), so a coreset builder that reuses it can trust
+/// `wᵢ ∈ [0, 1]` finite and `Σ wᵢ ≈ rank A > 0`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LewisWeights {
+    w: Array1<f64>,
+    p: f64,
+    rank: usize,
+    iterations: usize,
+    fixed_point_residual: f64,
+    step: f64,
+}
+
+impl LewisWeights {
     /// `w`, one weight per row of `A` (zero rows get exactly 0).
-    pub w: Array1<f64>,
+    pub fn w(&self) -> ArrayView1<'_, f64> {
+        self.w.view()
+    }
+
+    /// `w` as an owned vector.
+    pub fn into_weights(self) -> Array1<f64> {
+        self.w
+    }
+
     /// The exponent `p`.
-    pub p: f64,
+    pub fn p(&self) -> f64 {
+        self.p
+    }
+
     /// Numerical rank `r` of `A` (`Σ wᵢ = r` at the fixed point).
-    pub rank: usize,
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
     /// Updates performed.
-    pub iterations: usize,
+    pub fn iterations(&self) -> usize {
+        self.iterations
+    }
+
     /// `maxᵢ |log(g(w)ᵢ / wᵢ)|` at the returned `w` over the non-zero rows,
     /// measured with the leverage oracle that was used (the exact one, or the
     /// fixed sketch of [`lewis_weights_sketched`]).
-    pub fixed_point_residual: f64,
+    pub fn fixed_point_residual(&self) -> f64 {
+        self.fixed_point_residual
+    }
+
     /// The step `η` that was used.
-    pub step: f64,
+    pub fn step(&self) -> f64 {
+        self.step
+    }
 }
 
 /// Statistical leverage scores `τᵢ = aᵢᵀ (AᵀA)⁺ aᵢ` (the ℓ2 Lewis weights).

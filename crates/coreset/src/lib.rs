@@ -26,12 +26,34 @@
 //! | leverage scores, sketched for tall `A` | [`lewis::leverage_scores`], [`lewis::sketched_leverage_scores`], [`lewis::lewis_weights_sketched`] |
 //! | multiple ℓp regression `min_X ‖AX − B‖ₚ,ₚ` | [`regression::solve`], [`regression::cost`] |
 //! | strong coreset (Lewis + residual sensitivities) | [`coreset::CoresetBuilder`], [`coreset::Kind::Strong`] |
+//! | residual/outlier handling: heavy rows (q = 1) kept, the rest drawn a fixed number of times (reconstructed) | [`coreset::Sampling::FixedSize`] |
 //! | weak coreset (Lewis only), theory-shaped budgets | [`coreset::Kind::Weak`], [`coreset::Budget::Theory`] |
 //! | solving on the coreset, `[A B]` rows scaled by `q^{−1/p}` | [`coreset::Coreset::solve`], [`coreset::Coreset::scaled_rows`] |
-//! | checking `(1 ± ε)`: exact at p = 2, probes for any p, weak ratio | [`verify::exact_distortion_p2`], [`verify::probe_distortion`], [`verify::weak_ratio`] |
+//! | checking `(1 ± ε)`: exact at p = 2, probes for any p, weak ratio | [`verify::exact_distortion_p2`], [`verify::probe_distortion`], [`verify::ProbeSet`], [`verify::weak_ratio`] |
+//! | `F(X)` without overflow (residuals near 1e200) | [`regression::cost`], [`regression::ln_cost`] |
 //! | uniform sampling (the baseline that misses heavy rows) | [`coreset::Coreset::uniform`] |
 //! | application 1: ℓp Euclidean power means from Θ̃(ε⁻²), Θ̃(ε⁻¹), Θ̃(ε^{1−p}) uniform samples | [`power_means::power_mean`], [`power_means::uniform_sample_size`], [`power_means::uniform_coreset`] |
 //! | application 2: for 1 < p < 2, Õ(k/ε) rows spanning a (1+ε)-optimal k-subspace (construction and checker reconstructed) | [`subspace::row_subset`], [`subspace::fit_subspace`], [`subspace::check_row_subset`] |
+//!
+//! **Reconstruction for p ≠ 2 (issue 32).** The probabilities are the
+//! spec's, `qᵢ = min{1, k_A wᵢ/d + k_B ρᵢ/Σρ}`, with exact ℓp Lewis weights
+//! (not leverage scores) for every `p` and residual sensitivities `ρ` that
+//! catch the outlier rows of `B`. The spec's independent Bernoulli draws
+//! give a random size whose fluctuation `≈ 1/√k_A` sits on every probe at
+//! large `‖X‖`; [`coreset::Sampling::FixedSize`] keeps the heavy rows
+//! (`qᵢ = 1`) and draws the others a fixed number of times, which the
+//! runner uses for every `p`. The default stays the spec's scheme.
+//!
+//! **Findings (not held at the quick budget, see the runner's notes).** The
+//! spec's p = 3 strong sizing figures (ε ≤ 0.026 / 0.010 / 0.004 at about
+//! 89 / 257 / 738 rows) are not met: the 2nd-worst of 10 seeds is 0.071 /
+//! 0.029 / 0.026 at the spec's m = 100 and larger at m ∈ {1, 8, 32}
+//! (fewer responses average less over directions); the paper's own rate
+//! `(d^{p/2}/k)^{1/p}` is far above the spec's figures. The weak coreset at
+//! p = 3 with the spec's k = 400 reaches F(X̂)/F(X*) ≈ 1.037 against 1.02
+//! (the weak rate at p > 2 is d^{p/2}/ε^{p−1}, so k = 400 is small there),
+//! and the p = 3 growth exponent is ≈ 2.3 against the table's 3: a finite
+//! probe set sees the CLT rate ε ∝ k^{−1/2}, not the worst case over all X.
 //!
 //! Feature `parallel` (default): the columns of `B` are solved on rayon's
 //! pool, bit-for-bit as on one thread.
@@ -50,7 +72,7 @@
 //!
 //! // Lewis weights: Σ w = rank A.
 //! let lw = lewis_weights(a.view(), 2.0, &LewisOptions::default())?;
-//! assert!((lw.w.sum() - 3.0).abs() < 1e-8);
+//! assert!((lw.w().sum() - 3.0).abs() < 1e-8);
 //!
 //! // A strong coreset of about 400 rows, and its exact distortion at p = 2.
 //! let c = CoresetBuilder::new(2.0)

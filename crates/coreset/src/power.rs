@@ -45,6 +45,47 @@ fn ipow(x: f64, k: i32) -> f64 {
     if k < 0 { 1.0 / acc } else { acc }
 }
 
+/// `ln Σᵢ wᵢ |vᵢ|ᵖ` without overflow or underflow of the terms: with
+/// `M = maxᵢ |vᵢ|` and `W = maxᵢ wᵢ`, `ln M·p + ln W + ln Σᵢ (wᵢ/W)(|vᵢ|/M)ᵖ`,
+/// where the last sum lies in `[W'/W, n]` (`W'` the weight at the largest
+/// term). Inputs must be finite with `w ≥ 0`; `−∞` for an all-zero sum.
+pub(crate) fn ln_weighted_power_sum<I>(items: I, p: f64) -> f64
+where
+    I: Iterator<Item = (f64, f64)> + Clone,
+{
+    let (m, w) = items.clone().fold((0.0f64, 0.0f64), |(m, w), (wi, v)| {
+        (if wi > 0.0 { m.max(v.abs()) } else { m }, w.max(wi))
+    });
+    if m == 0.0 || w == 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    let pw = Power::new(p);
+    let inner: f64 = items.map(|(wi, v)| (wi / w) * pw.apply(v.abs() / m)).sum();
+    p * m.ln() + w.ln() + inner.ln()
+}
+
+/// `Σᵢ wᵢ |vᵢ|ᵖ`: the direct sum when it is finite, otherwise (a term
+/// overflowed, possibly one a small weight would have brought back) the
+/// scaled sum [`ln_weighted_power_sum`], exponentiated; `Err(ln)` when the
+/// value itself exceeds `f64::MAX`.
+pub(crate) fn weighted_power_sum<I>(items: I, p: f64) -> std::result::Result<f64, f64>
+where
+    I: Iterator<Item = (f64, f64)> + Clone,
+{
+    let pw = Power::new(p);
+    let direct: f64 = items.clone().map(|(wi, v)| wi * pw.apply(v.abs())).sum();
+    if direct.is_finite() {
+        return Ok(direct);
+    }
+    let ln = ln_weighted_power_sum(items, p);
+    let value = ln.exp();
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(ln)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Power;

@@ -92,7 +92,13 @@ fn checked_weights(
 /// # Errors
 /// [`Error::InvalidP`], [`Error::EmptyInput`], [`Error::NonFinite`] (in
 /// `points` or `x`), [`Error::ShapeMismatch`] when `x` is not `d` long or the
-/// weights not `n` long, [`Error::InvalidWeights`].
+/// weights not `n` long, [`Error::InvalidWeights`]; [`Error::Overflow`]
+/// (with `ln F`) when `F` exceeds `f64::MAX`.
+///
+/// Overflow: when the direct sum is not finite (distances near `1e200` at
+/// `p = 3`), distances are formed from halved coordinates divided by the
+/// largest difference, and the terms are summed relative to the largest in
+/// log scale, so a representable `F` is returned finite.
 pub fn power_mean_cost(
     points: ArrayView2<'_, f64>,
     x: ArrayView1<'_, f64>,
@@ -116,7 +122,50 @@ pub fn power_mean_cost(
         });
     }
     let w = checked_weights(points, weights)?;
-    Ok(cost_unchecked(points, x, p, &w))
+    let direct = cost_unchecked(points, x, p, &w);
+    if direct.is_finite() {
+        return Ok(direct);
+    }
+    // Distances near 1e200: per point, coordinate differences divided by
+    // the largest, then the p-th powers relative to the largest (in logs).
+    let half = |v: f64| v * 0.5;
+    // u − v may itself overflow: compare halves, (u/2 − v/2) is finite.
+    let dist: Vec<f64> = points
+        .axis_iter(Axis(0))
+        .map(|a| {
+            let t = a
+                .iter()
+                .zip(x)
+                .fold(0.0f64, |acc, (u, v)| acc.max((half(*u) - half(*v)).abs()));
+            if t == 0.0 {
+                return 0.0;
+            }
+            let s2: f64 = a
+                .iter()
+                .zip(x)
+                .map(|(u, v)| ((half(*u) - half(*v)) / t).powi(2))
+                .sum();
+            // ‖a − x‖ = 2 t √s2, kept as a logarithm.
+            (2.0 * t).ln() + 0.5 * s2.ln()
+        })
+        .collect();
+    let ln_max = dist.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let w_max = w.iter().copied().fold(0.0f64, f64::max);
+    let inner: f64 = dist
+        .iter()
+        .zip(&w)
+        .map(|(&ld, &wi)| (wi / w_max) * (p * (ld - ln_max)).exp())
+        .sum();
+    let ln_value = p * ln_max + w_max.ln() + inner.ln();
+    let value = ln_value.exp();
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(Error::Overflow {
+            what: "F(x)",
+            ln_value,
+        })
+    }
 }
 
 fn cost_unchecked(
@@ -275,7 +324,7 @@ pub fn uniform_sample_size(epsilon: f64, p: f64, c: f64) -> Result<usize> {
 ///
 /// # Errors
 /// [`Error::EmptyInput`] for `n = 0`, [`Error::InvalidParameter`] for
-/// `s = 0`.
+/// `s = 0`, [`Error::TooLarge`] when `min(s, n)` indices would not fit.
 pub fn uniform_coreset<R: Rng + ?Sized>(n: usize, s: usize, rng: &mut R) -> Result<Vec<usize>> {
     if n == 0 {
         return Err(Error::EmptyInput { what: "points" });
@@ -287,6 +336,7 @@ pub fn uniform_coreset<R: Rng + ?Sized>(n: usize, s: usize, rng: &mut R) -> Resu
             expected: "at least 1",
         });
     }
+    mlcore::check::alloc_len(&[s.min(n)], 8, "s (sample size)")?;
     if s >= n {
         return Ok((0..n).collect());
     }

@@ -31,7 +31,7 @@
 use crate::checks;
 use crate::error::{Error, Result};
 use crate::line_search::convex_argmin_newton;
-use crate::power::Power;
+use crate::power::{self, Power};
 use mlcore::linalg;
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis, s};
 
@@ -82,19 +82,14 @@ pub struct Solution {
     pub iterations: Vec<usize>,
 }
 
-/// `F(X) = Σᵢ sᵢ Σⱼ |(AX − B)ᵢⱼ|ᵖ`. O(n d m).
-///
-/// # Errors
-/// [`Error::InvalidP`], [`Error::EmptyInput`], [`Error::NonFinite`],
-/// [`Error::DimensionMismatch`], [`Error::ShapeMismatch`] when `X` is not
-/// `d × m` or the weights are not `n` long, [`Error::InvalidWeights`].
-pub fn cost(
+/// The checks shared by [`cost`] and [`ln_cost`].
+fn check_cost_inputs(
     a: ArrayView2<'_, f64>,
     b: ArrayView2<'_, f64>,
     x: ArrayView2<'_, f64>,
     p: f64,
     weights: Option<ArrayView1<'_, f64>>,
-) -> Result<f64> {
+) -> Result<()> {
     checks::p(p)?;
     checks::pair(a, b)?;
     checks::matrix(x, "X")?;
@@ -108,25 +103,131 @@ pub fn cost(
     if let Some(s) = weights {
         checks::weights(s, a.nrows())?;
     }
-    Ok(row_costs(a, b, x, p)
-        .iter()
-        .enumerate()
-        .map(|(i, c)| weights.map_or(1.0, |s| s[i]) * c)
-        .sum())
+    Ok(())
 }
 
-/// `rᵢ = Σⱼ |(AX − B)ᵢⱼ|ᵖ` per row (no checks).
-pub(crate) fn row_costs(
+/// `F(X) = Σᵢ sᵢ Σⱼ |(AX − B)ᵢⱼ|ᵖ`. O(n d m).
+///
+/// Overflow: the direct sum is used when it is finite; otherwise (residuals
+/// near `1e200` at `p = 3`, or `AX` itself overflowing) the residuals and
+/// terms are scaled by their largest ([`ln_cost`]), so a finite `F` is
+/// returned whenever `F ≤ f64::MAX`. A value below the smallest positive
+/// `f64` underflows to 0 (its logarithm is [`ln_cost`]).
+///
+/// # Errors
+/// [`Error::InvalidP`], [`Error::EmptyInput`], [`Error::NonFinite`],
+/// [`Error::DimensionMismatch`], [`Error::ShapeMismatch`] when `X` is not
+/// `d × m` or the weights are not `n` long, [`Error::InvalidWeights`];
+/// [`Error::Overflow`] (with `ln F`) when `F` exceeds `f64::MAX`.
+pub fn cost(
+    a: ArrayView2<'_, f64>,
+    b: ArrayView2<'_, f64>,
+    x: ArrayView2<'_, f64>,
+    p: f64,
+    weights: Option<ArrayView1<'_, f64>>,
+) -> Result<f64> {
+    check_cost_inputs(a, b, x, p, weights)?;
+    let (r, ln_sigma) = scaled_residuals(a, b, x);
+    let n = a.nrows();
+    let m = b.ncols();
+    let items = r
+        .iter()
+        .enumerate()
+        .map(|(k, &v)| (weights.map_or(1.0, |s| s[k / m]), v));
+    debug_assert_eq!(r.len(), n * m);
+    if ln_sigma == 0.0 {
+        return power::weighted_power_sum(items, p).map_err(|ln_value| Error::Overflow {
+            what: "F(X)",
+            ln_value,
+        });
+    }
+    let ln_value = p * ln_sigma + power::ln_weighted_power_sum(items, p);
+    let value = ln_value.exp();
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(Error::Overflow {
+            what: "F(X)",
+            ln_value,
+        })
+    }
+}
+
+/// `ln F(X)`, with `F` as in [`cost`], computed without overflow or
+/// underflow for any finite inputs: `R = AX − B` is formed as `σ R'` with
+/// `A`, `X`, `B` each divided by its largest entry (`ln σ` kept apart), and
+/// `Σ sᵢ |R'ᵢⱼ|ᵖ` with every term divided by the largest. `−∞` when
+/// `F = 0`. O(n d m).
+///
+/// # Errors
+/// As [`cost`], except [`Error::Overflow`].
+pub fn ln_cost(
+    a: ArrayView2<'_, f64>,
+    b: ArrayView2<'_, f64>,
+    x: ArrayView2<'_, f64>,
+    p: f64,
+    weights: Option<ArrayView1<'_, f64>>,
+) -> Result<f64> {
+    check_cost_inputs(a, b, x, p, weights)?;
+    let (r, ln_sigma) = scaled_residuals(a, b, x);
+    let m = b.ncols();
+    let items = r
+        .iter()
+        .enumerate()
+        .map(|(k, &v)| (weights.map_or(1.0, |s| s[k / m]), v));
+    Ok(p * ln_sigma + power::ln_weighted_power_sum(items, p))
+}
+
+/// `(R', ln σ)` with `AX − B = σ R'` and `R'` finite: `σ = 1` when the
+/// direct residuals are finite; otherwise `A`, `X`, `B` are divided by
+/// their largest absolute entries and `σ = max(‖A‖_max ‖X‖_max, ‖B‖_max)`
+/// is kept as a logarithm. Inputs finite (checked by the callers).
+pub(crate) fn scaled_residuals(
+    a: ArrayView2<'_, f64>,
+    b: ArrayView2<'_, f64>,
+    x: ArrayView2<'_, f64>,
+) -> (Array2<f64>, f64) {
+    let r = a.dot(&x) - b;
+    if r.iter().all(|v| v.is_finite()) {
+        return (r, 0.0);
+    }
+    let max = |m: ArrayView2<'_, f64>| m.iter().fold(0.0f64, |acc, v| acc.max(v.abs()));
+    let (sa, sx, sb) = (max(a), max(x), max(b));
+    // AX overflowed, so sa and sx are positive.
+    let l_ax = sa.ln() + sx.ln();
+    let l_b = if sb > 0.0 { sb.ln() } else { f64::NEG_INFINITY };
+    let l = l_ax.max(l_b);
+    let a1 = a.mapv(|v| v / sa);
+    let x1 = x.mapv(|v| v / sx);
+    let mut r = a1.dot(&x1) * (l_ax - l).exp();
+    if sb > 0.0 {
+        let fb = (l_b - l).exp();
+        r.zip_mut_with(&b, |ri, bi| *ri -= (bi / sb) * fb);
+    }
+    (r, l)
+}
+
+/// Each row's share `ρᵢ / Σₗ ρₗ` of `ρᵢ = Σⱼ |(AX − B)ᵢⱼ|ᵖ` (no checks; all
+/// zero when `AX = B`). Scaled by the largest residual, so it is finite for
+/// any finite inputs and any `p` (no `∞/∞`).
+pub(crate) fn row_cost_shares(
     a: ArrayView2<'_, f64>,
     b: ArrayView2<'_, f64>,
     x: ArrayView2<'_, f64>,
     p: f64,
 ) -> Array1<f64> {
+    let (r, _) = scaled_residuals(a, b, x);
+    let top = r.iter().fold(0.0f64, |acc, v| acc.max(v.abs()));
+    if top == 0.0 {
+        return Array1::zeros(a.nrows());
+    }
     let pw = Power::new(p);
-    let r = a.dot(&x) - b;
-    r.axis_iter(Axis(0))
-        .map(|row| row.iter().map(|v| pw.apply(v.abs())).sum())
-        .collect()
+    let rho: Array1<f64> = r
+        .axis_iter(Axis(0))
+        .map(|row| row.iter().map(|v| pw.apply(v.abs() / top)).sum())
+        .collect();
+    let total: f64 = rho.sum();
+    rho / total
 }
 
 /// Minimises `F(X) = Σᵢ sᵢ Σⱼ |(AX − B)ᵢⱼ|ᵖ` column by column (see the
@@ -137,8 +238,15 @@ pub(crate) fn row_costs(
 /// column), [`Error::DimensionMismatch`], [`Error::ShapeMismatch`] and
 /// [`Error::InvalidWeights`] for the weights, [`Error::ZeroMatrix`] when `A`
 /// (restricted to rows of positive weight) is zero, [`Error::InvalidParameter`]
-/// for bad options, and [`Error::NotConverged`] when a column reaches
-/// `max_iter` (the residual is its last relative decrease).
+/// for bad options, [`Error::NotConverged`] when a column reaches
+/// `max_iter` (the residual is its last relative decrease), and
+/// [`Error::Overflow`] when an entry of the minimiser `X` exceeds `f64::MAX`.
+///
+/// Overflow: `B` is divided by a power of two near its largest entry before
+/// the iteration (exact), so residuals near `1e200` at `p = 3` do not
+/// overflow the IRLS weights. `Solution::cost` and `column_costs` are
+/// `+∞` only when the value exceeds `f64::MAX` (then [`ln_cost`] at
+/// `Solution::x` gives its logarithm).
 pub fn solve(
     a: ArrayView2<'_, f64>,
     b: ArrayView2<'_, f64>,
@@ -177,6 +285,17 @@ pub(crate) fn solve_unchecked(
     s: &[f64],
     opts: &IrlsOptions,
 ) -> Result<(Solution, Option<(usize, f64)>)> {
+    // Solve for B/β, β a power of two near max|B| (exact scaling): the
+    // IRLS weights (r² + δ²)^{p/2−1} and the costs stay finite for any
+    // finite B; X = β X', F = βᵖ F'.
+    let top = b.iter().fold(0.0f64, |acc, v| acc.max(v.abs()));
+    let beta = if top > 0.0 {
+        2f64.powi(top.log2().floor() as i32)
+    } else {
+        1.0
+    };
+    let b_scaled = b.mapv(|v| v / beta);
+    let b = b_scaled.view();
     let keep: Vec<usize> = (0..a.nrows()).filter(|&i| s[i] > 0.0).collect();
     let sub = a.select(Axis(0), &keep);
     if sub.iter().all(|&v| v == 0.0) {
@@ -224,7 +343,20 @@ pub(crate) fn solve_unchecked(
         .axis_iter(Axis(1))
         .map(|c| c.iter().zip(s).map(|(v, w)| w * v).sum())
         .collect();
-    let cost = rc.iter().zip(s).map(|(c, w)| c * w).sum();
+    let cost: f64 = rc.iter().zip(s).map(|(c, w)| c * w).sum();
+    let scale_p = pw.apply(beta);
+    let x_top = x.iter().fold(0.0f64, |acc, v| acc.max(v.abs()));
+    if !(x_top * beta).is_finite() {
+        return Err(Error::Overflow {
+            what: "X",
+            ln_value: x_top.ln() + beta.ln(),
+        });
+    }
+    let (x, cost, column_costs) = if beta == 1.0 {
+        (x, cost, column_costs)
+    } else {
+        (x * beta, cost * scale_p, column_costs * scale_p)
+    };
     Ok((
         Solution {
             x,

@@ -11,6 +11,7 @@
 use crate::checks;
 use crate::coreset::Coreset;
 use crate::error::{Error, Result};
+use crate::power::Power;
 use crate::regression::{self, IrlsOptions};
 use mlcore::linalg;
 use ndarray::{Array1, Array2, ArrayView2, Axis};
@@ -42,10 +43,10 @@ fn check_coreset_data(
     coreset: &Coreset,
 ) -> Result<()> {
     checks::pair(a, b)?;
-    if a.nrows() != coreset.n {
+    if a.nrows() != coreset.n() {
         return Err(Error::ShapeMismatch {
             what: "A",
-            expected: format!("{} rows (the data the coreset was built on)", coreset.n),
+            expected: format!("{} rows (the data the coreset was built on)", coreset.n()),
             got: format!("{} rows", a.nrows()),
         });
     }
@@ -123,10 +124,10 @@ pub fn exact_distortion_p2(
     b: ArrayView2<'_, f64>,
     coreset: &Coreset,
 ) -> Result<Distortion> {
-    if coreset.p != 2.0 {
+    if coreset.p() != 2.0 {
         return Err(Error::InvalidParameter {
             name: "coreset.p",
-            value: coreset.p,
+            value: coreset.p(),
             expected: "2 (use probe_distortion for other p)",
         });
     }
@@ -140,9 +141,9 @@ pub fn exact_distortion_p2(
         });
     }
     let q = quadratic_form(a, b, None);
-    let a_s = a.select(Axis(0), &coreset.indices);
-    let b_s = b.select(Axis(0), &coreset.indices);
-    let q_s = quadratic_form(a_s.view(), b_s.view(), Some(&coreset.weights));
+    let a_s = a.select(Axis(0), coreset.indices());
+    let b_s = b.select(Axis(0), coreset.indices());
+    let q_s = quadratic_form(a_s.view(), b_s.view(), Some(&coreset.weights().to_owned()));
     let e = linalg::eigh(q.view())?;
     let lmax = e.values.iter().fold(0.0f64, |acc, v| acc.max(*v));
     if lmax <= 0.0 {
@@ -224,10 +225,11 @@ impl RatioEval<'_> {
         let p = self.p;
         let r = self.a.dot(x) - self.b;
         let rs = self.a_s.dot(x) - &self.b_s;
-        let f: f64 = r.iter().map(|v| v.abs().powf(p)).sum();
+        let pw = Power::new(p);
+        let f: f64 = r.iter().map(|v| pw.apply(v.abs())).sum();
         let mut fs = 0.0;
         for (row, w) in rs.axis_iter(Axis(0)).zip(&self.s) {
-            fs += w * row.iter().map(|v| v.abs().powf(p)).sum::<f64>();
+            fs += w * row.iter().map(|v| pw.apply(v.abs())).sum::<f64>();
         }
         let ratio = fs / f;
         if !grad || f <= 0.0 || fs <= 0.0 {
@@ -270,36 +272,69 @@ pub fn probe_distortion<R: Rng + ?Sized>(
     for &t in &probes.scales {
         checks::positive(t, "probes.scales")?;
     }
-    let p = coreset.p;
+    let p = coreset.p();
     let ones = vec![1.0; a.nrows()];
     let loose = IrlsOptions {
         tol: 1e-6,
         ..IrlsOptions::default()
     };
     let x_c = regression::solve_unchecked(a, b, p, &ones, &loose)?.0.x;
+    probe_around(a, b, coreset, x_c, probes, rng)
+}
+
+/// [`probe_distortion`] around a centre `X_c` the caller already has (for
+/// example one solve reused for many coresets of the same data): the same
+/// probes and local search, without the IRLS solve. Any `X_c` gives an inner
+/// bound on the range; a near-optimal one puts probes where `F` is smallest.
+/// O((probes + local steps) · n d m).
+///
+/// # Errors
+/// As [`probe_distortion`]; [`Error::ShapeMismatch`] when `X_c` is not
+/// `d × m`, [`Error::NonFinite`] for a non-finite `X_c`.
+pub fn probe_distortion_at<R: Rng + ?Sized>(
+    a: ArrayView2<'_, f64>,
+    b: ArrayView2<'_, f64>,
+    coreset: &Coreset,
+    x_c: ArrayView2<'_, f64>,
+    probes: &ProbeOptions,
+    rng: &mut R,
+) -> Result<DistortionReport> {
+    check_coreset_data(a, b, coreset)?;
+    for &t in &probes.scales {
+        checks::positive(t, "probes.scales")?;
+    }
+    checks::matrix(x_c, "X_c")?;
+    if x_c.dim() != (a.ncols(), b.ncols()) {
+        return Err(Error::ShapeMismatch {
+            what: "X_c",
+            expected: format!("[{}, {}]", a.ncols(), b.ncols()),
+            got: format!("{:?}", x_c.shape()),
+        });
+    }
+    probe_around(a, b, coreset, x_c.to_owned(), probes, rng)
+}
+
+/// The probes and local search of [`probe_distortion`] around `x_c` (inputs checked).
+fn probe_around<R: Rng + ?Sized>(
+    a: ArrayView2<'_, f64>,
+    b: ArrayView2<'_, f64>,
+    coreset: &Coreset,
+    x_c: Array2<f64>,
+    probes: &ProbeOptions,
+    rng: &mut R,
+) -> Result<DistortionReport> {
+    let p = coreset.p();
+    let (d, m) = (a.ncols(), b.ncols());
     let mut ev = RatioEval {
         a,
         b,
-        a_s: a.select(Axis(0), &coreset.indices),
-        b_s: b.select(Axis(0), &coreset.indices),
-        s: coreset.weights.clone(),
+        a_s: a.select(Axis(0), coreset.indices()),
+        b_s: b.select(Axis(0), coreset.indices()),
+        s: coreset.weights().to_owned(),
         p,
         count: 0,
     };
-    let (d, m) = (a.ncols(), b.ncols());
-    let norm_c = x_c.iter().map(|v| v * v).sum::<f64>().sqrt();
-    let mut candidates = vec![Array2::zeros((d, m)), x_c.clone()];
-    for _ in 0..probes.directions {
-        let mut g: Array2<f64> = mlcore::sampling::standard_normal((d, m), rng);
-        let gn = g.iter().map(|v| v * v).sum::<f64>().sqrt();
-        g /= gn;
-        for &t in &probes.scales {
-            let step = &g * (t * norm_c.max(f64::MIN_POSITIVE));
-            candidates.push(&x_c + &step);
-            candidates.push(&x_c - &step);
-        }
-        candidates.push(&g * (1e6 * (norm_c + 1.0)));
-    }
+    let candidates = candidates(x_c, probes, rng)?;
     let mut lo = (f64::INFINITY, Array2::zeros((d, m)));
     let mut hi = (f64::NEG_INFINITY, Array2::zeros((d, m)));
     for x in candidates {
@@ -361,6 +396,188 @@ pub fn probe_distortion<R: Rng + ?Sized>(
     })
 }
 
+/// A fixed probe set with the full objective at each probe, computed once:
+/// the probes of [`probe_distortion`] around a centre `X_c` (`X = 0`, `X_c`,
+/// `X_c ± t‖X_c‖_F G` for every scale `t` and Gaussian direction `G`,
+/// `‖G‖_F = 1`, and `10⁶(‖X_c‖_F + 1) G`), without the local search. The
+/// probes do not depend on the coreset, so many coresets of the same data
+/// are compared on the same set at O(|S| d m) per probe instead of
+/// O(n d m) ([`ProbeSet::distortion`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProbeSet {
+    probes: Vec<Array2<f64>>,
+    full: Vec<f64>,
+    p: f64,
+    rows: usize,
+}
+
+impl ProbeSet {
+    /// Draws the probes around `x_c` and evaluates `F` at each. O(probes · n d m).
+    ///
+    /// # Errors
+    /// [`Error::InvalidP`]; shape and finiteness errors on `A`, `B`, `X_c`
+    /// (`d × m`); [`Error::InvalidParameter`] for non-positive or non-finite
+    /// scales; [`Error::TooLarge`] when the probes would not fit in memory;
+    /// [`Error::ZeroMatrix`] when `F` is zero at every probe.
+    pub fn new<R: Rng + ?Sized>(
+        a: ArrayView2<'_, f64>,
+        b: ArrayView2<'_, f64>,
+        x_c: ArrayView2<'_, f64>,
+        p: f64,
+        probes: &ProbeOptions,
+        rng: &mut R,
+    ) -> Result<ProbeSet> {
+        checks::p(p)?;
+        checks::pair(a, b)?;
+        for &t in &probes.scales {
+            checks::positive(t, "probes.scales")?;
+        }
+        checks::matrix(x_c, "X_c")?;
+        if x_c.dim() != (a.ncols(), b.ncols()) {
+            return Err(Error::ShapeMismatch {
+                what: "X_c",
+                expected: format!("[{}, {}]", a.ncols(), b.ncols()),
+                got: format!("{:?}", x_c.shape()),
+            });
+        }
+        let candidates = candidates(x_c.to_owned(), probes, rng)?;
+        let pw = Power::new(p);
+        let mut kept = Vec::with_capacity(candidates.len());
+        let mut full = Vec::with_capacity(candidates.len());
+        for x in candidates {
+            let f: f64 = (a.dot(&x) - b).iter().map(|v| pw.apply(v.abs())).sum();
+            if f.is_finite() && f > 0.0 {
+                kept.push(x);
+                full.push(f);
+            }
+        }
+        if kept.is_empty() {
+            return Err(Error::ZeroMatrix { what: "[A B]" });
+        }
+        Ok(ProbeSet {
+            probes: kept,
+            full,
+            p,
+            rows: a.nrows(),
+        })
+    }
+
+    /// Number of probes (those where `F` is finite and positive).
+    pub fn len(&self) -> usize {
+        self.probes.len()
+    }
+
+    /// Whether the set is empty (never, for a set [`ProbeSet::new`] returned).
+    pub fn is_empty(&self) -> bool {
+        self.probes.is_empty()
+    }
+
+    /// The range of `F_S/F` over the probes (an inner bound on the true
+    /// range). O(probes · |S| d m).
+    ///
+    /// # Errors
+    /// Shape and finiteness errors when `A`, `B` are not the data of the
+    /// set, [`Error::InvalidParameter`] when the coreset was built for
+    /// another `p`, [`Error::EmptyInput`] for an empty coreset.
+    pub fn distortion(
+        &self,
+        a: ArrayView2<'_, f64>,
+        b: ArrayView2<'_, f64>,
+        coreset: &Coreset,
+    ) -> Result<DistortionReport> {
+        check_coreset_data(a, b, coreset)?;
+        if a.nrows() != self.rows || b.ncols() != self.probes[0].ncols() {
+            return Err(Error::ShapeMismatch {
+                what: "[A B]",
+                expected: format!(
+                    "{} rows and {} columns of B (the probe set's data)",
+                    self.rows,
+                    self.probes[0].ncols()
+                ),
+                got: format!("{} rows and {} columns", a.nrows(), b.ncols()),
+            });
+        }
+        if coreset.p() != self.p {
+            return Err(Error::InvalidParameter {
+                name: "coreset.p",
+                value: coreset.p(),
+                expected: "the p of the probe set",
+            });
+        }
+        let a_s = a.select(Axis(0), coreset.indices());
+        let b_s = b.select(Axis(0), coreset.indices());
+        let s = coreset.weights();
+        let pw = Power::new(self.p);
+        let (mut lo, mut hi) = ((f64::INFINITY, 0usize), (f64::NEG_INFINITY, 0usize));
+        for (k, (x, &f)) in self.probes.iter().zip(&self.full).enumerate() {
+            let r = a_s.dot(x) - &b_s;
+            let fs: f64 = r
+                .axis_iter(Axis(0))
+                .zip(s.iter())
+                .map(|(row, w)| w * row.iter().map(|v| pw.apply(v.abs())).sum::<f64>())
+                .sum();
+            let ratio = fs / f;
+            if !ratio.is_finite() {
+                continue;
+            }
+            if ratio < lo.0 {
+                lo = (ratio, k);
+            }
+            if ratio > hi.0 {
+                hi = (ratio, k);
+            }
+        }
+        if !lo.0.is_finite() {
+            return Err(Error::ZeroMatrix { what: "[A B]" });
+        }
+        let worst = if hi.0 - 1.0 >= 1.0 - lo.0 { hi.1 } else { lo.1 };
+        Ok(DistortionReport {
+            min_ratio: lo.0,
+            max_ratio: hi.0,
+            worst: self.probes[worst].clone(),
+            evaluations: self.probes.len(),
+        })
+    }
+}
+
+/// The probe candidates around `x_c`, sized-checked before allocating.
+fn candidates<R: Rng + ?Sized>(
+    x_c: Array2<f64>,
+    probes: &ProbeOptions,
+    rng: &mut R,
+) -> Result<Vec<Array2<f64>>> {
+    let (d, m) = x_c.dim();
+    let count = probes
+        .directions
+        .checked_mul(2 * probes.scales.len() + 1)
+        .and_then(|c| c.checked_add(2))
+        .ok_or_else(|| Error::TooLarge {
+            what: "probes (directions × scales)",
+            size: format!(
+                "{} directions × {} scales",
+                probes.directions,
+                probes.scales.len()
+            ),
+        })?;
+    mlcore::check::alloc_len(&[count, d, m], 8, "probes (directions × scales × d × m)")?;
+    let norm_c = x_c.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let mut out = Vec::with_capacity(count);
+    out.push(Array2::zeros((d, m)));
+    out.push(x_c.clone());
+    for _ in 0..probes.directions {
+        let mut g: Array2<f64> = mlcore::sampling::standard_normal((d, m), rng);
+        let gn = g.iter().map(|v| v * v).sum::<f64>().sqrt();
+        g /= gn;
+        for &t in &probes.scales {
+            let step = &g * (t * norm_c.max(f64::MIN_POSITIVE));
+            out.push(&x_c + &step);
+            out.push(&x_c - &step);
+        }
+        out.push(&g * (1e6 * (norm_c + 1.0)));
+    }
+    Ok(out)
+}
+
 /// The weak-coreset ratio `F(X̂_S)/F(X*)`, with `X̂_S` the minimiser on the coreset.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WeakRatio {
@@ -384,9 +601,9 @@ pub fn weak_ratio(
     opts: &IrlsOptions,
 ) -> Result<WeakRatio> {
     check_coreset_data(a, b, coreset)?;
-    let full = regression::solve(a, b, coreset.p, None, opts)?;
+    let full = regression::solve(a, b, coreset.p(), None, opts)?;
     let xs = coreset.solve(a, b, opts)?.x;
-    let cs = regression::cost(a, b, xs.view(), coreset.p, None)?;
+    let cs = regression::cost(a, b, xs.view(), coreset.p(), None)?;
     Ok(WeakRatio {
         ratio: cs / full.cost,
         coreset_solution_cost: cs,

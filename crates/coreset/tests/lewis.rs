@@ -50,11 +50,11 @@ fn known_values_of_the_5x2_matrix() {
     ];
     for (p, want) in cases {
         let lw = lewis_weights(a.view(), p, &tight()).unwrap();
-        assert_eq!(lw.rank, 2);
-        for (got, want) in lw.w.iter().zip(want) {
+        assert_eq!(lw.rank(), 2);
+        for (got, want) in lw.w().iter().zip(want) {
             assert!((got - want).abs() < 5e-7, "p = {p}: {got} vs {want}");
         }
-        assert!((lw.w.sum() - 2.0).abs() < 1e-10);
+        assert!((lw.w().sum() - 2.0).abs() < 1e-10);
     }
 }
 
@@ -65,8 +65,8 @@ fn damped_step_converges_where_cohen_peng_fails() {
     let a = matrix(400, 6, false, 3);
     for p in [4.0, 6.0, 12.0, 20.0] {
         let lw = lewis_weights(a.view(), p, &LewisOptions::default()).unwrap();
-        assert!(lw.fixed_point_residual <= 1e-10);
-        assert!((lw.step - 4.0 / (p + 2.0)).abs() < 1e-15);
+        assert!(lw.fixed_point_residual() <= 1e-10);
+        assert!((lw.step() - 4.0 / (p + 2.0)).abs() < 1e-15);
         let cp = LewisOptions {
             damping: Damping::CohenPeng,
             max_iter: 300,
@@ -83,8 +83,8 @@ fn damped_step_converges_where_cohen_peng_fails() {
             damping: Damping::CohenPeng,
             ..tight()
         };
-        let w1 = lewis_weights(a.view(), p, &cp).unwrap().w;
-        let w2 = lewis_weights(a.view(), p, &tight()).unwrap().w;
+        let w1 = lewis_weights(a.view(), p, &cp).unwrap().into_weights();
+        let w2 = lewis_weights(a.view(), p, &tight()).unwrap().into_weights();
         assert!((&w1 - &w2).iter().all(|e| e.abs() < 1e-10));
     }
 }
@@ -101,9 +101,9 @@ fn rank_deficient_a_uses_its_column_span() {
     for p in [1.0, 2.5, 7.0] {
         let lw = lewis_weights(a.view(), p, &tight()).unwrap();
         let lb = lewis_weights(base.view(), p, &tight()).unwrap();
-        assert_eq!(lw.rank, 3);
-        assert!((lw.w.sum() - 3.0).abs() < 1e-8);
-        assert!((&lw.w - &lb.w).iter().all(|e| e.abs() < 1e-9));
+        assert_eq!(lw.rank(), 3);
+        assert!((lw.w().sum() - 3.0).abs() < 1e-8);
+        assert!((&lw.w() - &lb.w()).iter().all(|e| e.abs() < 1e-9));
     }
 }
 
@@ -128,14 +128,15 @@ fn sketched_scores_are_within_a_constant_factor() {
         let lw = lewis_weights(a.view(), p, &LewisOptions::default()).unwrap();
         let ls =
             lewis_weights_sketched(a.view(), p, &LewisOptions::default(), &sk, &mut rng).unwrap();
-        assert!(ls.fixed_point_residual <= 1e-10);
-        let worst =
-            lw.w.iter()
-                .zip(&ls.w)
-                .map(|(e, a)| (a / e).ln().abs())
-                .fold(0.0, f64::max);
+        assert!(ls.fixed_point_residual() <= 1e-10);
+        let worst = lw
+            .w()
+            .iter()
+            .zip(&ls.w())
+            .map(|(e, a)| (a / e).ln().abs())
+            .fold(0.0, f64::max);
         assert!(worst < 2f64.ln() * 2.0, "p = {p}: worst log-ratio {worst}");
-        assert!((ls.w.sum() / 5.0 - 1.0).abs() < 0.2);
+        assert!((ls.w().sum() / 5.0 - 1.0).abs() < 0.2);
     }
 }
 
@@ -152,17 +153,21 @@ fn arb_case() -> impl Strategy<Value = (usize, usize, f64, bool, u64)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    // Seeded: the same 64 cases on every run (issue 32).
+    #![proptest_config(ProptestConfig {
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x1e_2024),
+        ..ProptestConfig::with_cases(64)
+    })]
 
     /// Σ wᵢ = rank A ± 1e-8, 0 ≤ wᵢ ≤ 1 + 1e-12, fixed-point residual ≤ 1e-9.
     #[test]
     fn lewis_weights_sum_to_rank_and_lie_in_unit_interval((d, n, p, heavy, seed) in arb_case()) {
         let a = matrix(n, d, heavy, seed);
         let lw = lewis_weights(a.view(), p, &LewisOptions::default()).unwrap();
-        prop_assert_eq!(lw.rank, d);
-        prop_assert!((lw.w.sum() - d as f64).abs() < 1e-8, "sum {}", lw.w.sum());
-        prop_assert!(lw.w.iter().all(|&w| (0.0..=1.0 + 1e-12).contains(&w)));
-        prop_assert!(lw.fixed_point_residual <= 1e-9);
+        prop_assert_eq!(lw.rank(), d);
+        prop_assert!((lw.w().sum() - d as f64).abs() < 1e-8, "sum {}", lw.w().sum());
+        prop_assert!(lw.w().iter().all(|&w| (0.0..=1.0 + 1e-12).contains(&w)));
+        prop_assert!(lw.fixed_point_residual() <= 1e-9);
     }
 
     /// p = 2 Lewis weights equal the leverage scores within 1e-10.
@@ -171,7 +176,7 @@ proptest! {
         let a = matrix(n, d, heavy, seed);
         let lw = lewis_weights(a.view(), 2.0, &tight()).unwrap();
         let tau = leverage_scores(a.view()).unwrap();
-        prop_assert!((&lw.w - &tau).iter().all(|e| e.abs() < 1e-10));
+        prop_assert!((&lw.w() - &tau).iter().all(|e| e.abs() < 1e-10));
     }
 
     /// d = 1: wᵢ = |aᵢ|ᵖ / Σⱼ |aⱼ|ᵖ within 1e-10.
@@ -181,32 +186,32 @@ proptest! {
         let lw = lewis_weights(a.view(), p, &tight()).unwrap();
         let pow: Array1<f64> = a.column(0).mapv(|x| x.abs().powf(p));
         let closed = &pow / pow.sum();
-        prop_assert!((&lw.w - &closed).iter().all(|e| e.abs() < 1e-10));
+        prop_assert!((&lw.w() - &closed).iter().all(|e| e.abs() < 1e-10));
     }
 
     /// w(AR) = w(cA) = w(A) within 1e-8; rows permute with A; zero rows get exactly 0.
     #[test]
     fn lewis_weights_are_invariant_and_equivariant((d, n, p, heavy, seed) in arb_case()) {
         let a = matrix(n, d, heavy, seed);
-        let w = lewis_weights(a.view(), p, &tight()).unwrap().w;
+        let w = lewis_weights(a.view(), p, &tight()).unwrap().into_weights();
         // R = I + 0.3 G has moderate condition number; skip the rare bad draw.
         let mut rng = seeded(seed ^ 0x5eed);
         let r = Array2::<f64>::eye(d) + standard_normal((d, d), &mut rng) * 0.3;
         let sv = mlcore::linalg::svd(r.view()).unwrap().s;
         if sv[0] / sv[d - 1] < 1e3 {
-            let war = lewis_weights(a.dot(&r).view(), p, &tight()).unwrap().w;
+            let war = lewis_weights(a.dot(&r).view(), p, &tight()).unwrap().into_weights();
             prop_assert!((&war - &w).iter().all(|e| e.abs() < 1e-8));
         }
-        let wca = lewis_weights((&a * -37.5).view(), p, &tight()).unwrap().w;
+        let wca = lewis_weights((&a * -37.5).view(), p, &tight()).unwrap().into_weights();
         prop_assert!((&wca - &w).iter().all(|e| e.abs() < 1e-8));
         let perm: Vec<usize> = (0..n).rev().collect();
-        let wp = lewis_weights(a.select(ndarray::Axis(0), &perm).view(), p, &tight()).unwrap().w;
+        let wp = lewis_weights(a.select(ndarray::Axis(0), &perm).view(), p, &tight()).unwrap().into_weights();
         for (k, &i) in perm.iter().enumerate() {
             prop_assert!((wp[k] - w[i]).abs() < 1e-10);
         }
         let mut az = Array2::zeros((n + 2, d));
         az.slice_mut(s![1..n + 1, ..]).assign(&a);
-        let wz = lewis_weights(az.view(), p, &tight()).unwrap().w;
+        let wz = lewis_weights(az.view(), p, &tight()).unwrap().into_weights();
         prop_assert_eq!(wz[0], 0.0);
         prop_assert_eq!(wz[n + 1], 0.0);
         prop_assert!((wz.slice(s![1..n + 1]).to_owned() - &w).iter().all(|e| e.abs() < 1e-10));

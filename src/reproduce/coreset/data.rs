@@ -7,7 +7,7 @@
 //!   `n = 20 000`, `d = 5`, Gaussian `A` and noise, 10 rows of `B` shifted by
 //!   ±1000 (property 6 has no outliers).
 
-use coreset::coreset::{Budget as Rows, Coreset, CoresetBuilder};
+use coreset::coreset::{Budget as Rows, Coreset, CoresetBuilder, Sampling};
 use mlcore::sampling::standard_normal;
 use ndarray::Array2;
 use rand::Rng;
@@ -101,10 +101,13 @@ pub fn uniform_sample<R: Rng + ?Sized>(
 }
 
 /// A strong coreset builder at p = 2 with `k_A = k_B = k/2` (residuals from
-/// the full least-squares solve).
+/// the full least-squares solve), heavy rows kept and the rest drawn with
+/// replacement ([`Sampling::FixedSize`], the runner's scheme for every p).
 pub fn builder(k: f64) -> CoresetBuilder {
-    CoresetBuilder::new(2.0).budget(Rows::Rows {
-        k_a: k / 2.0,
-        k_b: k / 2.0,
-    })
+    CoresetBuilder::new(2.0)
+        .budget(Rows::Rows {
+            k_a: k / 2.0,
+            k_b: k / 2.0,
+        })
+        .sampling(Sampling::FixedSize)
 }

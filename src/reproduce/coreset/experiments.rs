@@ -7,10 +7,10 @@ use super::data::{
     heavy_tailed_design, responses, uniform_sample,
 };
 use crate::runner::{BoxError, Context, median};
-use coreset::coreset::{Budget as Rows, CoresetBuilder, Kind, Residuals};
+use coreset::coreset::{Budget as Rows, CoresetBuilder, Kind, Residuals, Sampling};
 use coreset::lewis::{LewisOptions, lewis_weights};
 use coreset::regression::{self, IrlsOptions};
-use coreset::verify::{ProbeOptions, exact_distortion_p2, probe_distortion};
+use coreset::verify::{ProbeOptions, ProbeSet, exact_distortion_p2};
 use mlcore::sampling::{WorkspaceRng, seeded};
 use ndarray::Array2;
 use std::time::Instant;
@@ -94,6 +94,8 @@ impl Setting {
 pub struct Strong {
     /// The exponent.
     pub p: f64,
+    /// The numbers of responses, in the order of `eps`.
+    pub ms: Vec<usize>,
     /// Budgets `k = k_A + k_B`.
     pub sizes: Vec<f64>,
     /// `ε = max(hi − 1, 1 − lo)` per `(m, size, seed)`: exact at p = 2, the
@@ -120,6 +122,7 @@ pub fn strong_builder(p: f64, k: f64) -> CoresetBuilder {
             .residuals(Residuals::LewisSample {
                 rows: RESIDUAL_ROWS,
             })
+            .sampling(Sampling::FixedSize)
     }
 }
 
@@ -129,7 +132,8 @@ pub fn strong_builder(p: f64, k: f64) -> CoresetBuilder {
 /// ([`LewisOptions::for_sampling`], what [`CoresetBuilder::build`] uses).
 /// At p = 2 the distortion is the exact certificate and uniform sampling of
 /// the same expected size is measured too; otherwise it is the range over
-/// the fixed probe set [`probes`].
+/// one fixed [`ProbeSet`] per `m` ([`probes`] around the full solution
+/// `X_c`, the same probes for every size and seed).
 pub fn strong(
     ctx: &Context,
     master: u64,
@@ -142,31 +146,49 @@ pub fn strong(
     let (a, bs) = setting.data(master, ms);
     let lw = lewis_weights(a.view(), p, &LewisOptions::for_sampling())?;
     let exact = p == 2.0;
-    let opts = probes();
+    let loose = IrlsOptions {
+        tol: 1e-6,
+        ..IrlsOptions::default()
+    };
     let mut out = Strong {
         p,
+        ms: ms.to_vec(),
         sizes: sizes.to_vec(),
         eps: Vec::new(),
         kept: Vec::new(),
         uniform: Vec::new(),
     };
     for (mi, b) in bs.iter().enumerate() {
+        let probe_set = if exact {
+            None
+        } else {
+            ctx.set_message(format!("strong p = {p}, m = {}: probes", ms[mi]));
+            let x_c = regression::solve(a.view(), b.view(), p, None, &loose)?.x;
+            Some(ProbeSet::new(
+                a.view(),
+                b.view(),
+                x_c.view(),
+                p,
+                &probes(),
+                &mut rng(master, 20_000 + ms[mi] as u64, 0),
+            )?)
+        };
         let (mut eps_m, mut kept_m, mut unif_m) = (Vec::new(), Vec::new(), Vec::new());
         for &k in sizes {
             ctx.set_message(format!("strong p = {p}, m = {}, k = {k}", ms[mi]));
             let (mut eps, mut unif, mut kept) = (Vec::new(), Vec::new(), 0usize);
             for s in 0..seeds {
-                // The stream depends on the budget, not its position: the
-                // quick budget's seeds are the first of the full budget's.
+                // The stream depends on the budget, not its position.
                 let mut r = rng(master, 10_000 + k.round() as u64, s as u64);
                 let c = strong_builder(p, k).build_with_lewis(&lw, a.view(), b.view(), &mut r)?;
                 kept += c.len();
-                if exact {
-                    eps.push(exact_distortion_p2(a.view(), b.view(), &c)?.epsilon());
-                    let u = uniform_sample(a.nrows(), k, &mut r)?;
-                    unif.push(exact_distortion_p2(a.view(), b.view(), &u)?.epsilon());
-                } else {
-                    eps.push(probe_distortion(a.view(), b.view(), &c, &opts, &mut r)?.epsilon());
+                match &probe_set {
+                    None => {
+                        eps.push(exact_distortion_p2(a.view(), b.view(), &c)?.epsilon());
+                        let u = uniform_sample(a.nrows(), k, &mut r)?;
+                        unif.push(exact_distortion_p2(a.view(), b.view(), &u)?.epsilon());
+                    }
+                    Some(set) => eps.push(set.distortion(a.view(), b.view(), &c)?.epsilon()),
                 }
                 ctx.step();
             }
@@ -204,6 +226,7 @@ pub fn weak(
     let lw = lewis_weights(a.view(), p, &LewisOptions::for_sampling())?;
     let weak = CoresetBuilder::new(p)
         .kind(Kind::Weak)
+        .sampling(Sampling::FixedSize)
         .budget(Rows::Rows { k_a: k, k_b: 0.0 });
     let mut ratios = Vec::with_capacity(seeds);
     for s in 0..seeds {

@@ -32,7 +32,10 @@ const P5_K: f64 = 1600.0;
 /// The spec's p = 3 sizing data: coreset sizes and the worst probe error at
 /// each (n = 20 000, d = 5, 10 outlier rows of B).
 const P3_SPEC: [(f64, f64); 3] = [(89.0, 0.026), (257.0, 0.010), (738.0, 0.004)];
-/// A fourth size for the growth fit at p = 3 (full budget).
+/// The numbers of responses at p = 3: issue 32's m ∈ {1, 8, 32} and the
+/// spec's own sizing setting, m = 100.
+const P3_MS: [usize; 4] = [1, 8, 32, 100];
+/// A fourth size for the growth fit at p = 3.
 const P3_EXTRA: f64 = 2000.0;
 /// The spec's property 6: weak coreset budget and bound on F(X̂)/F(X*).
 const P6_K: f64 = 400.0;
@@ -61,32 +64,35 @@ fn bound_value(values: &[f64]) -> f64 {
     v.get(ALLOWED).copied().unwrap_or(f64::NAN)
 }
 
-/// A bound checked on ≥ 9 of 10 seeds: decided when every `(m, seed)` ran,
-/// or when the partial value already exceeds the bound (it can only grow).
-fn bound_check(
-    name: String,
-    per_m: &[Vec<f64>],
-    complete: bool,
-    bound: f64,
-    source: &str,
-) -> Check {
+/// A bound checked on ≥ 9 of 10 seeds, worst over the `m` given.
+fn bound_check(name: String, per_m: &[Vec<f64>], bound: f64, source: &str) -> Check {
     let value = per_m
         .iter()
         .map(|v| bound_value(v))
         .fold(f64::NEG_INFINITY, f64::max);
     let seeds = per_m.iter().map(Vec::len).min().unwrap_or(0);
-    Check::new(name, value, Relation::AtMost, bound, source)
-        .with_seeds(seeds)
-        .undecided_if(
-            !complete && value <= bound,
-            "the quick budget runs fewer seeds or fewer m than the check needs; run --budget full",
-        )
+    Check::new(name, value, Relation::AtMost, bound, source).with_seeds(seeds)
+}
+
+/// The `eps` rows of `s` for the m in `wanted` (in that order).
+fn eps_for(s: &Strong, size: usize, wanted: &[usize]) -> Vec<Vec<f64>> {
+    s.ms.iter()
+        .zip(&s.eps)
+        .filter(|(m, _)| wanted.contains(m))
+        .map(|(_, e)| e[size].clone())
+        .collect()
 }
 
 /// One-sided Wilcoxon p-value of `ε(m = 32) > ε(m = 1)`, paired by seed.
 fn m_free_p(s: &Strong, size: usize) -> Result<f64, BoxError> {
-    let first = &s.eps[0][size];
-    let last = &s.eps[s.eps.len() - 1][size];
+    let at = |m: usize| -> Result<&Vec<f64>, BoxError> {
+        let i =
+            s.ms.iter()
+                .position(|&v| v == m)
+                .ok_or_else(|| format!("m = {m} was not run"))?;
+        Ok(&s.eps[i][size])
+    };
+    let (first, last) = (at(1)?, at(32)?);
     Ok(wilcoxon_signed_rank(
         ArrayView1::from(&last[..]),
         ArrayView1::from(&first[..]),
@@ -95,9 +101,15 @@ fn m_free_p(s: &Strong, size: usize) -> Result<f64, BoxError> {
     .p_value)
 }
 
-/// The mean over seeds of the rows kept at budget `si` (pairwise sum).
-fn mean_kept(kept: &[Vec<f64>], si: usize) -> f64 {
-    let at: Vec<f64> = kept.iter().map(|k| k[si]).collect();
+/// The mean over seeds and m ∈ {1, 8, 32} of the rows kept at budget `si`
+/// (pairwise sum).
+fn mean_kept(s: &Strong, si: usize) -> f64 {
+    let at: Vec<f64> =
+        s.ms.iter()
+            .zip(&s.kept)
+            .filter(|(m, _)| MS.contains(m))
+            .map(|(_, k)| k[si])
+            .collect();
     pairwise_sum(&at) / at.len() as f64
 }
 
@@ -105,8 +117,8 @@ fn mean_kept(kept: &[Vec<f64>], si: usize) -> f64 {
 fn growth_points(s: &Strong) -> Vec<(f64, f64)> {
     (0..s.sizes.len())
         .map(|si| {
-            let size = mean_kept(&s.kept, si);
-            let all: Vec<f64> = s.eps.iter().flat_map(|m| m[si].iter().copied()).collect();
+            let size = mean_kept(s, si);
+            let all: Vec<f64> = eps_for(s, si, &MS).into_iter().flatten().collect();
             (size, median(&all))
         })
         .collect()
@@ -141,22 +153,15 @@ impl Reproduction for CoresetDistortion {
     fn run(&self, ctx: &Context) -> Result<Outcome, BoxError> {
         let full = ctx.budget() == Budget::Full;
         let master = ctx.seed();
-        // Quick: p ≠ 2 strong only at the property-5 budget (p ≤ 1.5) and on
-        // 2 seeds for m ∈ {1, 8} (p = 3); full: every size, m and seed.
-        let low_sizes: Vec<f64> = if full { SIZES.to_vec() } else { vec![P5_K] };
-        let (p3_ms, p3_seeds): (Vec<usize>, usize) = if full {
-            (MS.to_vec(), SEEDS)
-        } else {
-            (vec![1, 8], 2)
-        };
+        // Every strong check runs at both budgets (the probe sets are
+        // evaluated on the full data once per (p, m)); full only times more
+        // repetitions.
         let mut p3_sizes: Vec<f64> = P3_SPEC.iter().map(|&(s, _)| p3_budget(s)).collect();
-        if full {
-            p3_sizes.push(p3_budget(P3_EXTRA));
-        }
+        p3_sizes.push(p3_budget(P3_EXTRA));
         let timing_reps = if full { 5 } else { 3 };
         let steps = MS.len() * SIZES.len() * SEEDS
-            + 2 * MS.len() * low_sizes.len() * SEEDS
-            + p3_ms.len() * p3_sizes.len() * p3_seeds
+            + 2 * MS.len() * SIZES.len() * SEEDS
+            + P3_MS.len() * p3_sizes.len() * SEEDS
             + 3 * SEEDS
             + 3 * timing_reps;
         ctx.set_steps(steps as u64);
@@ -164,18 +169,16 @@ impl Reproduction for CoresetDistortion {
         let p2 = experiments::strong(ctx, master, 2.0, Setting::HeavyTailed, &MS, &SIZES, SEEDS)?;
         let low: Vec<Strong> = [1.0, 1.5]
             .iter()
-            .map(|&p| {
-                experiments::strong(ctx, master, p, Setting::HeavyTailed, &MS, &low_sizes, SEEDS)
-            })
+            .map(|&p| experiments::strong(ctx, master, p, Setting::HeavyTailed, &MS, &SIZES, SEEDS))
             .collect::<Result<_, _>>()?;
         let p3 = experiments::strong(
             ctx,
             master,
             3.0,
             Setting::Gaussian,
-            &p3_ms,
+            &P3_MS,
             &p3_sizes,
-            p3_seeds,
+            SEEDS,
         )?;
         let weak: Vec<(f64, Vec<f64>)> = [1.0, 1.5, 3.0]
             .iter()
@@ -196,7 +199,6 @@ impl Reproduction for CoresetDistortion {
         checks.push(bound_check(
             format!("p = 2 (control), k = {P5_K}: exact ε, 2nd-worst of {SEEDS} seeds, worst m ∈ {{1, 8, 32}}"),
             &at_p5,
-            true,
             P5_BOUND,
             "spec property 5: 90th percentile of ε over seeds ≤ 0.15 for every m (issue 32: ≥ 9 of 10 seeds)",
         ));
@@ -246,93 +248,77 @@ impl Reproduction for CoresetDistortion {
         // p ∈ {1, 1.5}: probes on the same data and budgets as property 5.
         for s in &low {
             let p = p_label(s.p);
-            let at: Vec<Vec<f64>> = s.eps.iter().map(|m| m[s.sizes.len() - 1].clone()).collect();
+            let last = s.sizes.len() - 1;
+            let at = eps_for(s, last, &MS);
             checks.push(bound_check(
-                format!("{p}, k = {P5_K}: probe ε ({} probes), 2nd-worst of {SEEDS} seeds, worst m", probe_count()),
+                format!("{p}, k = {P5_K}: probe ε ({} probes), 2nd-worst of {SEEDS} seeds, worst m ∈ {{1, 8, 32}}", probe_count()),
                 &at,
-                true,
                 P5_BOUND,
                 "paper table: the strong rate Õ(ε⁻²d) is the same for every p ≤ 2, so the spec's p = 2 bound (property 5) at the same n, d, k; probes bound ε from below",
             ));
             checks.push(
                 Check::new(
                     format!("{p}, k = {P5_K}: Wilcoxon p, probe ε(m = 32) > ε(m = 1)"),
-                    m_free_p(s, s.sizes.len() - 1)?,
+                    m_free_p(s, last)?,
                     Relation::AtLeast,
                     0.05,
                     "paper abstract: sizes independent of m (issue 32: no significant increase from m = 1 to 32)",
                 )
                 .with_seeds(SEEDS),
             );
-            let growth = if full {
-                growth_exponent(&growth_points(s))?
-            } else {
-                f64::NAN
-            };
             checks.push(
                 Check::new(
                     format!(
                         "{p}: exponent a of size ∝ ε⁻ᵃ (probe ε, median over m and seeds, 4 sizes)"
                     ),
-                    growth,
+                    growth_exponent(&growth_points(s))?,
                     Relation::Within(GROWTH_TOL),
                     2.0,
                     GROWTH_LOW,
                 )
-                .with_seeds(SEEDS)
-                .undecided_if(
-                    !full,
-                    "the quick budget runs one size; the fit needs 4: run --budget full",
-                ),
+                .with_seeds(SEEDS),
             );
         }
 
-        // p = 3: the spec's sizing data on the Gaussian data with outliers.
-        let p3_complete = full;
+        // p = 3: the spec's sizing data on the Gaussian data with outliers,
+        // at issue 32's m ∈ {1, 8, 32} and at the spec's own m = 100.
         for (si, &(size, eps)) in P3_SPEC.iter().enumerate() {
-            let at: Vec<Vec<f64>> = p3.eps.iter().map(|m| m[si].clone()).collect();
             checks.push(bound_check(
                 format!(
-                    "p = 3, ≈ {size} rows (mean kept {:.0}): probe ε, 2nd-worst of {SEEDS} seeds, worst m",
-                    mean_kept(&p3.kept, si)
+                    "p = 3, ≈ {size} rows (mean kept {:.0}): probe ε, 2nd-worst of {SEEDS} seeds, worst m ∈ {{1, 8, 32}}",
+                    mean_kept(&p3, si)
                 ),
-                &at,
-                p3_complete,
+                &eps_for(&p3, si, &MS),
                 eps,
-                "spec sizing data, p = 3 strong (n = 20 000, d = 5, 10 outlier rows): worst probe error at this size (issue 32: ≥ 9 of 10 seeds)",
+                "spec sizing data, p = 3 strong (n = 20 000, d = 5, 10 outlier rows): worst probe error at this size (issue 32: ≥ 9 of 10 seeds, every m)",
+            ));
+            checks.push(bound_check(
+                format!("p = 3, ≈ {size} rows, m = 100 (the spec's setting): probe ε, 2nd-worst of {SEEDS} seeds"),
+                &eps_for(&p3, si, &[100]),
+                eps,
+                "spec sizing data, p = 3 strong (n = 20 000, d = 5, m = 100, 10 outlier rows): worst probe error at this size",
             ));
         }
-        let (p3_wilcoxon, p3_growth) = if full {
-            (
-                m_free_p(&p3, P3_SPEC.len() - 1)?,
-                growth_exponent(&growth_points(&p3))?,
-            )
-        } else {
-            (f64::NAN, f64::NAN)
-        };
-        let quick_p3 = "the quick budget runs 2 seeds at m ∈ {1, 8}; run --budget full";
         checks.push(
             Check::new(
                 format!("p = 3, ≈ {} rows: Wilcoxon p, probe ε(m = 32) > ε(m = 1)", P3_SPEC[2].0),
-                p3_wilcoxon,
+                m_free_p(&p3, P3_SPEC.len() - 1)?,
                 Relation::AtLeast,
                 0.05,
                 "paper abstract: sizes independent of m (issue 32: no significant increase from m = 1 to 32)",
             )
-            .with_seeds(p3_seeds)
-            .undecided_if(!full, quick_p3),
+            .with_seeds(SEEDS),
         );
         checks.push(
             Check::new(
-                "p = 3: exponent a of size ∝ ε⁻ᵃ (probe ε, median over m and seeds, 4 sizes)",
-                p3_growth,
+                "p = 3: exponent a of size ∝ ε⁻ᵃ (probe ε, median over m ∈ {1, 8, 32} and seeds, 4 sizes)",
+                growth_exponent(&growth_points(&p3))?,
                 Relation::Within(GROWTH_TOL),
                 3.0,
                 "issue 32 (c): the slope against the paper table's exponent, strong size Õ(ε⁻ᵖ d^{p/2}) for p > 2; \
                  tolerance 0.5 for the hidden log factors (the spec's p = 2 sizing data give 1.57–1.84 against 2)",
             )
-            .with_seeds(p3_seeds)
-            .undecided_if(!full, quick_p3),
+            .with_seeds(SEEDS),
         );
 
         // Weak coresets: property 6.
@@ -396,11 +382,20 @@ impl Reproduction for CoresetDistortion {
             ));
         }
         for (si, &(size, _)) in P3_SPEC.iter().enumerate() {
-            let at: Vec<Vec<f64>> = p3.eps.iter().map(|m| m[si].clone()).collect();
-            figures.push(Figure::new(
-                format!("p = 3, ≈ {size} rows: worst probe ε over m and seeds"),
-                worst(&at),
-            ));
+            for (mi, &m) in p3.ms.iter().enumerate() {
+                figures.push(Figure::new(
+                    format!("p = 3, ≈ {size} rows, m = {m}: median probe ε over seeds"),
+                    median(&p3.eps[mi][si]),
+                ));
+            }
+        }
+        for (label, s) in [("p = 1", &low[0]), ("p = 1.5", &low[1]), ("p = 3", &p3)] {
+            for &(n, e) in growth_points(s).iter() {
+                figures.push(Figure::new(
+                    format!("{label}: median probe ε at {n:.0} rows"),
+                    e,
+                ));
+            }
         }
         for (mi, &m) in MS.iter().enumerate() {
             figures.push(Figure::new(
@@ -414,8 +409,8 @@ impl Reproduction for CoresetDistortion {
             }
         }
 
-        let plots = plots(&p2, &low, &p3, full);
-        let notes = notes(full, &p2, &p3);
+        let plots = plots(&p2, &low, &p3);
+        let notes = notes(&p2, &p3);
         Ok(Outcome {
             checks,
             figures,
@@ -427,7 +422,7 @@ impl Reproduction for CoresetDistortion {
 
 /// The p = 2 plot (exact ε by size and m, uniform sampling) and the p ≠ 2
 /// plot (probe ε against kept rows).
-fn plots(p2: &Strong, low: &[Strong], p3: &Strong, full: bool) -> Vec<Plot> {
+fn plots(p2: &Strong, low: &[Strong], p3: &Strong) -> Vec<Plot> {
     let q90 = |v: &[f64]| bound_value(v);
     let mut series: Vec<Series> = MS
         .iter()
@@ -457,13 +452,11 @@ fn plots(p2: &Strong, low: &[Strong], p3: &Strong, full: bool) -> Vec<Plot> {
             .collect(),
     ));
     let mut other: Vec<Series> = Vec::new();
-    if full {
-        for s in low {
-            other.push(Series::line(
-                format!("p = {} (heavy-tailed, n = {N}, d = {D})", s.p),
-                growth_points(s),
-            ));
-        }
+    for s in low {
+        other.push(Series::line(
+            format!("p = {} (heavy-tailed, n = {N}, d = {D})", s.p),
+            growth_points(s),
+        ));
     }
     other.push(Series::line(
         format!("p = 3 (Gaussian + outliers, n = {N_GAUSS}, d = {D_GAUSS})"),
@@ -493,8 +486,8 @@ fn plots(p2: &Strong, low: &[Strong], p3: &Strong, full: bool) -> Vec<Plot> {
     ]
 }
 
-fn notes(full: bool, p2: &Strong, p3: &Strong) -> Vec<String> {
-    let mut notes = vec![
+fn notes(p2: &Strong, p3: &Strong) -> Vec<String> {
+    let notes = vec![
         format!(
             "Data. Heavy-tailed (p = 2 control and p ∈ {{1, 1.5}}, the spec's p = 2 sizing setting): A is {N}×{D} with t₃ \
              entries and 3 rows scaled by 30; B = A X* + t₃ noise with 3 other rows shifted by 50; one A, one B per m ∈ \
@@ -504,8 +497,9 @@ fn notes(full: bool, p2: &Strong, p3: &Strong) -> Vec<String> {
              are paired by seed."
         ),
         format!(
-            "Construction: the crate's CoresetBuilder for every p (any finite p ≥ 1 is accepted): Bernoulli rows with \
-             qᵢ = min(1, k_A wᵢ/d + k_B ρᵢ/Σρ), ℓp Lewis weights w (LewisOptions::for_sampling, tolerance 1e-3), k_A = \
+            "Construction: the crate's CoresetBuilder for every p (any finite p ≥ 1 is accepted) with probabilities \
+             qᵢ = min(1, k_A wᵢ/d + k_B ρᵢ/Σρ), rows with qᵢ = 1 kept and the others drawn Σ_light q times with \
+             replacement (Sampling::FixedSize), ℓp Lewis weights w (LewisOptions::for_sampling, tolerance 1e-3), k_A = \
              k_B = k/2, residual sensitivities ρ at X_c from the full least-squares solve (p = 2) or from an IRLS solve on \
              a Lewis sample of {RESIDUAL_ROWS} rows (p ≠ 2, also in the timed pipeline). The spec's p = 3 sizes are \
              rows kept: budgets k_A = k_B = size − 10 keep about that many (the outliers take q = 1)."
@@ -524,11 +518,17 @@ fn notes(full: bool, p2: &Strong, p3: &Strong) -> Vec<String> {
          bound. Rows kept grow more slowly than the budget (heavy rows are capped at q = 1), which lowers the exponent \
          against rows kept compared with the spec's, which is against the budget k."
             .to_string(),
-        "p = 3 against the spec: near X_c the kept outliers dominate F, so probes there see ratios ≈ 1; the large-‖X‖ \
-         probes see the Lewis part alone, where ε is about (d^{p/2}/k_A)^{1/p} (the paper's rate, with d^{3/2} ≈ 11 at \
-         d = 5). The spec's 0.026 / 0.010 / 0.004 at 89 / 257 / 738 rows lie far below that rate; the crate's own \
-         test measured 0.10–0.18 with local search at 600 + 600 rows. Whether the spec's figures or the construction \
-         is at fault is issue 32 item 3, left to the crate's next change; the checks keep the spec's figures."
+        "p = 3 against the spec (issue 32 item 3, not held): the spec's 0.026 / 0.010 / 0.004 are NumPy outputs at m = 100, \
+         not the paper's. Causes found: the spec's Bernoulli draws have a random size whose relative fluctuation ≈ 1/√k_A \
+         sits on every probe at large ‖X‖ (Bernoulli gave 0.23 / 0.13 / 0.045 at m = 100); the runner keeps the heavy \
+         rows (q = 1) and draws the rest a fixed number of times (Sampling::FixedSize), which removes it. What remains is \
+         the spread of the light rows' cost over their Lewis weights; with fewer responses it averages less, hence the \
+         larger ε at m ∈ {1, 8, 32}, which the m-free test still finds no worse at m = 32 than at m = 1. Water-filling \
+         the residual mass the outliers cannot use was tried and was worse (0.106 / 0.073 / 0.033 at m = 100). The \
+         paper's rate (d^{p/2}/k)^{1/p} is far above the spec's figures."
+            .to_string(),
+        "p = 3 growth: a finite probe set sees the CLT rate ε ∝ k^{−1/2} (exponent ≈ 2) at every p; the table's ε^{−p} \
+         is a worst case over all X, which fixed probes do not reach, so the two-sided comparison with 3 is not held."
             .to_string(),
         format!(
             "p = 2 rows kept at k = {P5_K}: {:.0} / {:.0} / {:.0} for m = 1 / 8 / 32 (probabilities capped at 1 on heavy \
@@ -550,18 +550,6 @@ fn notes(full: bool, p2: &Strong, p3: &Strong) -> Vec<String> {
          rate is d/ε for p < 2 but d^{p/2}/ε^{p−1} for p > 2, so at equal k the excess at p = 3 is larger; the crate's \
          own test runs p = 3 at k = 1600. The check keeps the spec's k = 400."
             .to_string(),
-        "Not yet covered (issue 32, for the crate's next change): the paper's exact construction for p ≠ 2 if it differs \
-         from Lewis + residual sampling (item 2), the p = 3 strong bound's cause (item 3), and the weak-coreset ratio \
-         per m."
-            .to_string(),
     ];
-    if !full {
-        notes.push(
-            "Quick budget: p ∈ {1, 1.5} run only at k = 1600 and p = 3 only 2 seeds at m ∈ {1, 8}, so the growth fits and \
-             the p = 3 m-free test are undecided, and a p = 3 size bound is decided only when the partial value already \
-             exceeds it. --budget full runs every size, m and seed (about 6–7 minutes on a busy 2-core machine)."
-                .to_string(),
-        );
-    }
     notes
 }
