@@ -6,7 +6,6 @@ use crate::calibrate::{
 };
 use crate::error::{Error, Result};
 use crate::matching::true_rank;
-use crate::metrics::mean_size;
 use crate::score::Raps;
 use ndarray::{Array2, ArrayView2, Axis};
 use rand::Rng;
@@ -55,7 +54,7 @@ pub fn pick_lambda_by_size<R: Rng + ?Sized>(
         let sets = SplitConformal::new(raps, alpha, rule)?
             .calibrate(probs, labels, rng)?
             .predict(probs, rng)?;
-        let size = mean_size(&sets)?;
+        let size = sets.mean_size()?;
         if best.is_none_or(|(_, s)| size < s) {
             best = Some((lambda, size));
         }
