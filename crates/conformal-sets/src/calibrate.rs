@@ -205,13 +205,16 @@ fn draw_u<S: ConformityScore, R: Rng + ?Sized>(score: &S, rng: &mut R) -> f64 {
 /// rows before the offending one.
 ///
 /// # Errors
-/// As [`check_probabilities`] and [`check_labels`].
+/// The score's parameter error ([`ConformityScore::check`], e.g.
+/// [`Error::NegativeLambda`] for a NaN λ: a hostile-input run found NaN
+/// scores here); as [`check_probabilities`] and [`check_labels`].
 pub fn scores<S: ConformityScore, R: Rng + ?Sized>(
     score: &S,
     probs: ArrayView2<'_, f64>,
     labels: &[usize],
     rng: &mut R,
 ) -> Result<Array1<f64>> {
+    score.check()?;
     if probs.nrows() == 0 || probs.ncols() == 0 {
         return Err(Error::EmptyInput { what: "probs" });
     }

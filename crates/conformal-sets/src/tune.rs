@@ -147,7 +147,9 @@ pub fn softmax(logits: ArrayView2<'_, f64>, temperature: f64) -> Result<Array2<f
 /// # Errors
 /// As [`fit_temperature`] for the logits and labels;
 /// [`Error::NonPositiveTemperature`] (with `T = 1/β`) unless `β` is positive
-/// and finite.
+/// and finite; [`Error::NonFinite`] when `β·z` or the moments of `z`
+/// overflow f64 (logits near ±f64::MAX, or `β` near 1e300: a hostile-input
+/// run found NaN returned there).
 pub fn nll_inverse_temperature(
     logits: ArrayView2<'_, f64>,
     labels: &[usize],
@@ -160,7 +162,14 @@ pub fn nll_inverse_temperature(
             temperature: 1.0 / beta,
         });
     }
-    Ok(nll_beta(logits, labels, beta))
+    let (f, g, h) = nll_beta(logits, labels, beta);
+    if !(f.is_finite() && g.is_finite() && h.is_finite()) {
+        return Err(Error::NonFinite {
+            what: "NLL or its derivatives (β·z or z² overflows f64)",
+            index: 0,
+        });
+    }
+    Ok((f, g, h))
 }
 
 /// [`nll_inverse_temperature`] on validated input.
