@@ -45,22 +45,27 @@ fn check_row(row: usize, p: &[f64]) -> Result<()> {
 }
 
 /// The sum of a row and whether every entry is finite and ≥ 0, in one pass
-/// (four accumulators, so that the loop vectorises).
+/// (four lanes of sums and minima, which vectorise): the entries are valid
+/// iff their minimum is ≥ 0 (`f64::min` skips NaN) and their sum is finite
+/// (a NaN or ±∞ entry makes it NaN or infinite; finite entries large enough
+/// to overflow it cannot sum to 1 either).
 fn sum_if_valid(p: &[f64]) -> (f64, bool) {
-    let (mut acc, mut valid) = ([0.0; 4], true);
+    let (mut acc, mut low) = ([0.0; 4], [f64::INFINITY; 4]);
     let chunks = p.chunks_exact(4);
     let tail = chunks.remainder();
     for c in chunks {
-        for (a, &v) in acc.iter_mut().zip(c) {
-            *a += v;
-            valid &= (0.0..f64::INFINITY).contains(&v);
+        for j in 0..4 {
+            acc[j] += c[j];
+            low[j] = low[j].min(c[j]);
         }
     }
     for &v in tail {
         acc[0] += v;
-        valid &= (0.0..f64::INFINITY).contains(&v);
+        low[0] = low[0].min(v);
     }
-    (acc.iter().sum(), valid)
+    let sum: f64 = acc.iter().sum();
+    let min = low.iter().copied().fold(f64::INFINITY, f64::min);
+    (sum, sum.is_finite() && min >= 0.0)
 }
 
 /// Checks labels against `probs`: one per row, each `< K`.

@@ -193,14 +193,18 @@ impl ConformityScore for Lac {
     fn score(&self, p: &[f64], y: usize, _u: f64) -> f64 {
         1.0 - p[y]
     }
-    /// One pass over the row, no scratch space: O(K).
+    /// One branch-free pass over the row (every label is written, the
+    /// length advances only for kept ones), no scratch space: O(K).
     fn push_set(&self, p: &[f64], q: f64, _u: f64, _work: &mut Workspace, out: &mut Vec<usize>) {
-        out.extend(
-            p.iter()
-                .enumerate()
-                .filter(|&(_, &v)| 1.0 - v <= q)
-                .map(|(y, _)| y),
-        );
+        let start = out.len();
+        out.resize(start + p.len(), 0);
+        let buf = &mut out[start..];
+        let mut len = 0;
+        for (y, &v) in p.iter().enumerate() {
+            buf[len] = y;
+            len += usize::from(1.0 - v <= q);
+        }
+        out.truncate(start + len);
     }
 }
 
