@@ -6,7 +6,8 @@
 //! Broome-fair probabilities (`Selection::proportional`). Groups:
 //! `inclusion_probs` (claims → π), per-draw `systematic`, `pipage`,
 //! `cps_draw` (conditional Poisson, after set-up), `successive` (the official
-//! code's sampler, on the claims), `cps_setup` (calibration), and `sampford`
+//! code's sampler, on the claims), `successive_setup` (its key threshold),
+//! `cps_setup` (calibration), and `sampford`
 //! (n ≤ 10⁵: at 10⁶ a draw takes ~800 rejection trials of 10⁶ coins).
 //!
 //! Run with `cargo bench --bench fair_lottery`; `scripts/compare/fair_lottery.py`
@@ -92,6 +93,14 @@ fn benches(c: &mut Criterion) {
         |s, _| Sampford::new(s).expect("acceptance rate fine"),
         &SIZES[..2],
     );
+    let mut g = group(c, "successive_setup");
+    for n in SIZES {
+        let cl = claims(n);
+        g.bench_function(id(n), |b| {
+            b.iter(|| black_box(Successive::new(&cl, n / 10).expect("valid")))
+        });
+    }
+    g.finish();
     let mut g = group(c, "cps_setup");
     for n in SIZES {
         let sel = Selection::proportional(&claims(n), n / 10).expect("valid claims");

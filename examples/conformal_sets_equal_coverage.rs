@@ -74,4 +74,5 @@ fn run<S: ConformityScore + Clone>(
     SplitConformal::new(score, alpha, QuantileRule::FiniteSample)?
         .calibrate(pc.view(), yc, rng)?
         .predict(pt.view(), rng)
+        .map(|s| s.to_sets())
 }

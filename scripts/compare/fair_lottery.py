@@ -37,7 +37,8 @@ Run (from the repository root; once:
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE target/compare-venv/bin/python scripts/compare/fair_lottery.py
 
 Options: ``--skip-bench`` (reuse target/criterion), ``--skip-agreement``,
-``--skip-timing``, ``--repeats N`` (default 5), ``--draws N`` (default 1e5).
+``--skip-timing``, ``--repeats N`` (default 5), ``--draws N`` (default 1e5),
+``--bench-filter NAME`` (run only the criterion groups matching NAME).
 Exit status 1 if an asserted agreement fails.
 """
 
@@ -289,6 +290,10 @@ def timing(repeats: int) -> list[str]:
         lines.append("")
         lines.append(f"cps-sampling set-up at n = 20000, k = 2000: {fmt_ms(peers[('cps_setup', 20_000)])} ms (growth ×{peers[('cps_setup', 20_000)] / peers[('cps_setup', 10_000)]:.1f} for ×2 n and ×2 k).")
     lines.append("")
+    lines.append("Successive set-up (validation and the key threshold, once per claim vector; numpy's `choice` redoes its set-up every call): "
+                 + ", ".join(f"n = {n}: {fmt_ms(ours_ns('successive_setup', n))} ms, (set-up + one draw)/numpy = "
+                             f"{ratio((ours_ns('successive_setup', n) or 0) + (ours_ns('successive', n) or 0), peers.get(('numpy', n)))}" for n in SIZES) + ".")
+    lines.append("")
     lines.append("Times in ms. inclusion_probs (ours, claims → π): " + ", ".join(f"n = {n}: {fmt_ms(ours_ns('inclusion_probs', n))}" for n in SIZES) + ".")
     return lines
 
@@ -301,6 +306,7 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--draws", type=int, default=100_000)
     ap.add_argument("--no-malloc-tuning", action="store_true")
+    ap.add_argument("--bench-filter", default=None, help="criterion filter, e.g. successive (other groups keep their last results)")
     args = ap.parse_args()
     blas_lines, limiter = blas_report()
     with limiter:
@@ -309,7 +315,8 @@ def main() -> int:
             out += agreement(args.draws) + [""]
         if not args.skip_timing:
             if not args.skip_bench:
-                subprocess.run(["cargo", "bench", "--bench", "fair_lottery"], cwd=ROOT, check=True)
+                extra = ["--", args.bench_filter] if args.bench_filter else []
+                subprocess.run(["cargo", "bench", "--bench", "fair_lottery", *extra], cwd=ROOT, check=True)
             out += timing(args.repeats)
     print("\n".join(out))
     if FAILED:

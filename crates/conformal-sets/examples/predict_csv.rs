@@ -505,12 +505,13 @@ fn calibrate_predict<S: ConformityScore + Clone, R: Rng, T: Rng>(
         .calibrate(job.cal_probs.view(), &job.cal_labels, rng)
         .map_err(err)?;
     let t1 = Instant::now();
-    let sets = match rng_test {
+    let flat = match rng_test {
         Some(r) => fitted.predict(job.test_probs.view(), r),
         None => fitted.predict(job.test_probs.view(), rng),
     }
     .map_err(err)?;
     let t2 = Instant::now();
+    let sets = flat.to_sets();
     Ok((
         fitted,
         sets,

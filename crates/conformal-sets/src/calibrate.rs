@@ -2,7 +2,8 @@
 //! data, their quantile `q̂`, and prediction sets for new inputs.
 
 use crate::error::{Error, Result};
-use crate::score::{ConformityScore, PredictionSet};
+use crate::score::{ConformityScore, Workspace};
+use crate::sets::PredictionSets;
 use ndarray::{Array1, ArrayView2};
 use rand::{Rng, RngExt};
 
@@ -29,32 +30,42 @@ pub fn check_probabilities(probs: ArrayView2<'_, f64>) -> Result<()> {
         return Err(Error::EmptyInput { what: "probs" });
     }
     let probs = probs.as_standard_layout();
-    for (row, p) in rows(&probs).enumerate() {
-        let (sum, valid) = sum_if_valid(p);
-        if !valid || (sum - 1.0).abs() > 1e-6 {
-            return Err(Error::NotAProbability { row, sum });
-        }
+    rows(&probs)
+        .enumerate()
+        .try_for_each(|(row, p)| check_row(row, p))
+}
+
+/// One row of [`check_probabilities`]: finite, ≥ 0, sums to 1 ± 1e-6.
+fn check_row(row: usize, p: &[f64]) -> Result<()> {
+    let (sum, valid) = sum_if_valid(p);
+    if !valid || (sum - 1.0).abs() > 1e-6 {
+        return Err(Error::NotAProbability { row, sum });
     }
     Ok(())
 }
 
 /// The sum of a row and whether every entry is finite and ≥ 0, in one pass
-/// (four accumulators, so that the loop vectorises).
+/// (four lanes of sums and minima, which vectorise): the entries are valid
+/// iff their minimum is ≥ 0 (`f64::min` skips NaN) and their sum is finite
+/// (a NaN or ±∞ entry makes it NaN or infinite; finite entries large enough
+/// to overflow it cannot sum to 1 either).
 fn sum_if_valid(p: &[f64]) -> (f64, bool) {
-    let (mut acc, mut valid) = ([0.0; 4], true);
+    let (mut acc, mut low) = ([0.0; 4], [f64::INFINITY; 4]);
     let chunks = p.chunks_exact(4);
     let tail = chunks.remainder();
     for c in chunks {
-        for (a, &v) in acc.iter_mut().zip(c) {
-            *a += v;
-            valid &= (0.0..f64::INFINITY).contains(&v);
+        for j in 0..4 {
+            acc[j] += c[j];
+            low[j] = low[j].min(c[j]);
         }
     }
     for &v in tail {
         acc[0] += v;
-        valid &= (0.0..f64::INFINITY).contains(&v);
+        low[0] = low[0].min(v);
     }
-    (acc.iter().sum(), valid)
+    let sum: f64 = acc.iter().sum();
+    let min = low.iter().copied().fold(f64::INFINITY, f64::min);
+    (sum, sum.is_finite() && min >= 0.0)
 }
 
 /// Checks labels against `probs`: one per row, each `< K`.
@@ -194,21 +205,32 @@ fn draw_u<S: ConformityScore, R: Rng + ?Sized>(score: &S, rng: &mut R) -> f64 {
 
 /// Conformity scores of labelled data, one `U` per row for randomised scores. O(nK).
 ///
+/// Each row is checked as in [`check_probabilities`] just before it is
+/// scored (one pass over memory); on an error the `rng` has advanced by the
+/// rows before the offending one.
+///
 /// # Errors
-/// As [`check_probabilities`] and [`check_labels`].
+/// The score's parameter error ([`ConformityScore::check`], e.g.
+/// [`Error::NegativeLambda`] for a NaN λ: a hostile-input run found NaN
+/// scores here); as [`check_probabilities`] and [`check_labels`].
 pub fn scores<S: ConformityScore, R: Rng + ?Sized>(
     score: &S,
     probs: ArrayView2<'_, f64>,
     labels: &[usize],
     rng: &mut R,
 ) -> Result<Array1<f64>> {
-    check_probabilities(probs)?;
+    score.check()?;
+    if probs.nrows() == 0 || probs.ncols() == 0 {
+        return Err(Error::EmptyInput { what: "probs" });
+    }
     check_labels(probs, labels)?;
     let probs = probs.as_standard_layout();
-    Ok(rows(&probs)
-        .zip(labels)
-        .map(|(p, &y)| score.score(p, y, draw_u(score, rng)))
-        .collect())
+    let mut out = Vec::with_capacity(labels.len());
+    for (row, (p, &y)) in rows(&probs).zip(labels).enumerate() {
+        check_row(row, p)?;
+        out.push(score.score(p, y, draw_u(score, rng)));
+    }
+    Ok(Array1::from(out))
 }
 
 /// A split-conformal predictor before calibration: a score, a level α and a quantile rule.
@@ -295,16 +317,22 @@ impl<S: ConformityScore> Calibrated<S> {
         &self.score
     }
 
-    /// Prediction sets for a batch of probability rows, one `U` per row. O(m K log K).
+    /// Prediction sets for a batch of `m` probability rows, one `U` per row,
+    /// in one flat [`PredictionSets`] (two buffers for the whole batch, no
+    /// per-row allocation). Each row is checked (finite, ≥ 0, sums to
+    /// 1 ± 1e-6) just before its set is computed, so the matrix is read from
+    /// memory once; on an error the `rng` has advanced by the rows before
+    /// the offending one. O(mK) (expected, for RAPS).
     ///
     /// # Errors
-    /// As [`check_probabilities`]; [`Error::ShapeMismatch`] when the rows do
-    /// not have the calibration's number of classes.
+    /// [`Error::EmptyInput`] and [`Error::NotAProbability`] as
+    /// [`check_probabilities`]; [`Error::ShapeMismatch`] when the rows do not
+    /// have the calibration's number of classes.
     pub fn predict<R: Rng + ?Sized>(
         &self,
         probs: ArrayView2<'_, f64>,
         rng: &mut R,
-    ) -> Result<Vec<PredictionSet>> {
+    ) -> Result<PredictionSets> {
         if probs.ncols() != self.classes {
             return Err(Error::ShapeMismatch {
                 what: "classes of the test probabilities vs calibration",
@@ -312,10 +340,19 @@ impl<S: ConformityScore> Calibrated<S> {
                 got: probs.ncols(),
             });
         }
-        check_probabilities(probs)?;
+        if probs.nrows() == 0 {
+            return Err(Error::EmptyInput { what: "probs" });
+        }
         let probs = probs.as_standard_layout();
-        Ok(rows(&probs)
-            .map(|p| self.score.set(p, self.q_hat, draw_u(&self.score, rng)))
-            .collect())
+        let mut out = PredictionSets::with_capacity(probs.nrows(), probs.nrows());
+        let mut work = Workspace::default();
+        for (row, p) in rows(&probs).enumerate() {
+            check_row(row, p)?;
+            let u = draw_u(&self.score, rng);
+            self.score
+                .push_set(p, self.q_hat, u, &mut work, out.buffer());
+            out.end_row();
+        }
+        Ok(out)
     }
 }

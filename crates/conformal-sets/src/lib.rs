@@ -18,6 +18,7 @@
 //! |---|---|
 //! | §2 conformity scores (LAC/THR, APS, RAPS) | [`score::Lac`], [`score::Raps`], [`score::aps`], [`score::ConformityScore`] |
 //! | §2 split calibration, quantile rule | [`calibrate::SplitConformal`], [`calibrate::QuantileRule`] |
+//! | batch prediction sets (flat CSR) | [`sets::PredictionSets`] |
 //! | §4 equal-coverage top-`k` control | [`matching::alpha_matching_top_k`], [`matching::equal_coverage_raps`], [`matching::smallest_k_for_alpha`] |
 //! | official `pick_kreg` / `pick_lamda_size`, temperature | [`tune`] |
 //! | evaluation (coverage, size, strata) | [`metrics`] |
@@ -34,7 +35,7 @@
 //! ```
 //! use conformal_sets::calibrate::{QuantileRule, SplitConformal};
 //! use conformal_sets::matching::{alpha_matching_top_k, top_k_sets};
-//! use conformal_sets::metrics::{coverage, mean_size};
+//! use conformal_sets::metrics::coverage;
 //! use conformal_sets::score::Raps;
 //! use conformal_sets::synthetic::dirichlet_classifier;
 //! use mlcore::sampling::seeded;
@@ -50,8 +51,8 @@
 //! let sets = raps.predict(p_test.view(), &mut rng)?;
 //! let top3 = top_k_sets(p_test.view(), 3)?;
 //!
-//! assert!((coverage(&sets, &y_test)? - coverage(&top3, &y_test)?).abs() < 0.03);
-//! assert!(mean_size(&sets)? < 3.0);
+//! assert!((sets.coverage(&y_test)? - coverage(&top3, &y_test)?).abs() < 0.03);
+//! assert!(sets.mean_size()? < 3.0); // sets: one flat (CSR) batch
 //! # Ok::<(), conformal_sets::Error>(())
 //! ```
 #![deny(missing_docs)]
@@ -62,6 +63,7 @@ pub mod matching;
 pub mod metrics;
 pub mod rct;
 pub mod score;
+pub mod sets;
 pub mod synthetic;
 pub mod tune;
 

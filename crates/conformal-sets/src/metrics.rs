@@ -181,7 +181,10 @@ impl CoverageDistribution {
     }
 
     /// The `p`-quantile of the coverage, e.g. `p = 0.05` for a value the
-    /// coverage exceeds with probability 0.95 over calibration draws.
+    /// coverage exceeds with probability 0.95 over calibration draws: the
+    /// smallest `c` with `cdf(c) ≥ p`, by bisection on [`Self::cdf`] to
+    /// adjacent doubles (≤ 1100 evaluations; statrs' own inverse panicked
+    /// at n = usize::MAX, p = 5e-324, found by a hostile-input run).
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] unless `0 ≤ p ≤ 1`.
@@ -193,6 +196,20 @@ impl CoverageDistribution {
                 expected: "a probability in [0, 1]",
             });
         }
-        Ok(self.beta.inverse_cdf(p))
+        let (mut lo, mut hi) = (0.0f64, 1.0f64);
+        if self.beta.cdf(0.0) >= p {
+            return Ok(0.0);
+        }
+        loop {
+            let mid = lo + (hi - lo) / 2.0;
+            if mid <= lo || mid >= hi {
+                return Ok(hi);
+            }
+            if self.beta.cdf(mid) >= p {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
     }
 }

@@ -43,6 +43,19 @@ impl PredictionSet {
     pub fn contains(&self, y: usize) -> bool {
         self.labels.binary_search(&y).is_ok()
     }
+
+    /// A set from labels already ascending and distinct.
+    pub(crate) fn from_sorted(labels: Vec<usize>) -> Self {
+        debug_assert!(labels.windows(2).all(|w| w[0] < w[1]));
+        PredictionSet { labels }
+    }
+}
+
+/// Scratch space the set rules reuse from row to row (batch prediction
+/// allocates it once, not once per row). Create with `Workspace::default()`.
+#[derive(Debug, Clone, Default)]
+pub struct Workspace {
+    keys: Vec<(u64, u32)>,
 }
 
 /// A conformity score `s(x, y, U)`: larger means `y` conforms less.
@@ -59,7 +72,16 @@ pub trait ConformityScore {
     /// assumed checked (a probability vector, `y < K`).
     fn score(&self, p: &[f64], y: usize, u: f64) -> f64;
     /// The set `{y : score(p, y, u) ≤ q}`. O(K) for LAC and (expected) for RAPS.
-    fn set(&self, p: &[f64], q: f64, u: f64) -> PredictionSet;
+    /// Provided: [`ConformityScore::push_set`] with a fresh [`Workspace`].
+    fn set(&self, p: &[f64], q: f64, u: f64) -> PredictionSet {
+        let mut labels = Vec::new();
+        self.push_set(p, q, u, &mut Workspace::default(), &mut labels);
+        PredictionSet { labels }
+    }
+    /// Appends the labels of `{y : score(p, y, u) ≤ q}`, ascending, to `out`,
+    /// using `work` as scratch space (what batch prediction calls once per
+    /// row, without allocating once `work` and `out` have grown).
+    fn push_set(&self, p: &[f64], q: f64, u: f64, work: &mut Workspace, out: &mut Vec<usize>);
     /// Validates the score's own parameters; [`crate::calibrate::SplitConformal::new`]
     /// calls it once, so a bad parameter never reaches `score` or `set`.
     /// The default accepts (scores without parameters).
@@ -81,12 +103,14 @@ fn by_probability(p: &[f64]) -> impl Fn(&usize, &usize) -> std::cmp::Ordering + 
 /// non-negative (checked upstream; K < 2³² labels), so their bit patterns order like their
 /// values, and the complement reverses that order. Sorting these contiguous
 /// pairs avoids an indirect, branchy comparison per step.
-fn order_keys(p: &[f64]) -> Vec<(u64, u32)> {
+fn order_keys(p: &[f64], keys: &mut Vec<(u64, u32)>) {
     // `+ 0.0` turns −0.0 (whose sign bit would misorder it) into +0.0.
-    p.iter()
-        .enumerate()
-        .map(|(j, &v)| (!(v + 0.0).to_bits(), j as u32))
-        .collect()
+    keys.clear();
+    keys.extend(
+        p.iter()
+            .enumerate()
+            .map(|(j, &v)| (!(v + 0.0).to_bits(), j as u32)),
+    );
 }
 
 fn key_probability(key: u64) -> f64 {
@@ -95,16 +119,31 @@ fn key_probability(key: u64) -> f64 {
 
 /// The longest prefix of the labels in decreasing probability (ties by
 /// label) on which `passes(rank, label, mass_above)` holds, for a predicate
-/// that is monotone along that order (true, then false). Returns the prefix
-/// unordered.
+/// that is monotone along that order (true, then false) and false beyond
+/// rank `max_len`. Leaves the prefix, unordered, in `keys[..len]` and
+/// returns `len`.
 ///
-/// Binary search by selection: each step partitions the undecided labels
+/// When `max_len < K`, one `select_nth_unstable` first keeps the `max_len`
+/// most probable labels (the mass above any of them lies among them). Then a
+/// binary search by selection: each step partitions the undecided labels
 /// around their median with `select_nth_unstable`, tests the median (the mass
 /// above it is the decided mass plus the partition's upper half), and keeps
 /// one half. Expected O(K) per call, versus O(K log K) for a full sort.
-fn monotone_prefix(p: &[f64], passes: impl Fn(usize, usize, f64) -> bool) -> Vec<usize> {
-    let mut keys = order_keys(p);
-    let (mut lo, mut hi, mut above) = (0, keys.len(), 0.0);
+fn monotone_prefix(
+    p: &[f64],
+    max_len: usize,
+    keys: &mut Vec<(u64, u32)>,
+    passes: impl Fn(usize, usize, f64) -> bool,
+) -> usize {
+    order_keys(p, keys);
+    let m = max_len.min(keys.len());
+    if m < keys.len() {
+        if m == 0 {
+            return 0;
+        }
+        keys.select_nth_unstable(m - 1);
+    }
+    let (mut lo, mut hi, mut above) = (0, m, 0.0);
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
         keys[lo..hi].select_nth_unstable(mid - lo);
@@ -117,7 +156,7 @@ fn monotone_prefix(p: &[f64], passes: impl Fn(usize, usize, f64) -> bool) -> Vec
             hi = mid;
         }
     }
-    keys[..lo].iter().map(|&(_, y)| y as usize).collect()
+    lo
 }
 
 /// The most probable label (ties by the smaller label).
@@ -127,14 +166,14 @@ fn argmax(p: &[f64]) -> usize {
 
 /// `(o(y), C_{o(y)−1})`: the 1-based rank of `y` and the mass ranked above it. O(K).
 fn rank_and_mass_above(p: &[f64], y: usize) -> (usize, f64) {
+    // Branch-free: whether a label ranks above `y` is a coin flip per label.
     let py = p[y];
     let mut rank = 1;
     let mut above = 0.0;
     for (j, &pj) in p.iter().enumerate() {
-        if pj > py || (pj == py && j < y) {
-            rank += 1;
-            above += pj;
-        }
+        let up = (pj > py) | ((pj == py) & (j < y));
+        rank += usize::from(up);
+        above += if up { pj } else { 0.0 };
     }
     (rank, above)
 }
@@ -154,15 +193,18 @@ impl ConformityScore for Lac {
     fn score(&self, p: &[f64], y: usize, _u: f64) -> f64 {
         1.0 - p[y]
     }
-    fn set(&self, p: &[f64], q: f64, _u: f64) -> PredictionSet {
-        PredictionSet {
-            labels: p
-                .iter()
-                .enumerate()
-                .filter(|&(_, &v)| 1.0 - v <= q)
-                .map(|(y, _)| y)
-                .collect(),
+    /// One branch-free pass over the row (every label is written, the
+    /// length advances only for kept ones), no scratch space: O(K).
+    fn push_set(&self, p: &[f64], q: f64, _u: f64, _work: &mut Workspace, out: &mut Vec<usize>) {
+        let start = out.len();
+        out.resize(start + p.len(), 0);
+        let buf = &mut out[start..];
+        let mut len = 0;
+        for (y, &v) in p.iter().enumerate() {
+            buf[len] = y;
+            len += usize::from(1.0 - v <= q);
         }
+        out.truncate(start + len);
     }
 }
 
@@ -218,6 +260,19 @@ impl Raps {
     fn penalty(&self, rank: usize) -> f64 {
         self.lambda * rank.saturating_sub(self.k_reg) as f64
     }
+
+    /// A rank beyond which no label can be in the set at threshold `q`:
+    /// the score at rank `r` is at least `λ(r − k_reg)⁺`, which exceeds `q`
+    /// once `r > k_reg + q/λ` (one rank of margin for rounding). `usize::MAX`
+    /// when `λ = 0`.
+    fn max_set_size(&self, q: f64) -> usize {
+        let bound = self.k_reg as f64 + (q.max(0.0) / self.lambda).floor() + 1.0;
+        if self.lambda > 0.0 && bound < usize::MAX as f64 {
+            bound as usize
+        } else {
+            usize::MAX
+        }
+    }
 }
 
 impl ConformityScore for Raps {
@@ -236,17 +291,22 @@ impl ConformityScore for Raps {
         let own = if self.randomized { u * p[y] } else { p[y] };
         above + own + self.penalty(rank)
     }
-    fn set(&self, p: &[f64], q: f64, u: f64) -> PredictionSet {
+    /// Expected O(K): the set is a prefix of the labels by probability, of
+    /// at most `k_reg + q/λ + 1` labels (see `monotone_prefix`).
+    fn push_set(&self, p: &[f64], q: f64, u: f64, work: &mut Workspace, out: &mut Vec<usize>) {
         // The score C_{r−1} + U·π₍r₎ + λ(r − k_reg)⁺ is non-decreasing in the rank r,
         // so the set is the prefix of ranks whose score is at most q̂.
-        let mut labels = monotone_prefix(p, |rank, y, above| {
+        let len = monotone_prefix(p, self.max_set_size(q), &mut work.keys, |rank, y, above| {
             let own = if self.randomized { u * p[y] } else { p[y] };
             above + own + self.penalty(rank) <= q
         });
-        if labels.is_empty() && !self.allow_empty {
-            labels.push(argmax(p));
+        let start = out.len();
+        if len == 0 && !self.allow_empty {
+            out.push(argmax(p));
+        } else {
+            out.extend(work.keys[..len].iter().map(|&(_, y)| y as usize));
+            out[start..].sort_unstable();
         }
-        PredictionSet::new(labels)
     }
 }
 
@@ -276,19 +336,29 @@ impl ConformityScore for TopKRank {
     fn score(&self, p: &[f64], y: usize, _u: f64) -> f64 {
         rank_and_mass_above(p, y).0 as f64
     }
-    fn set(&self, p: &[f64], q: f64, _u: f64) -> PredictionSet {
+    fn push_set(&self, p: &[f64], q: f64, _u: f64, work: &mut Workspace, out: &mut Vec<usize>) {
         let k = (q.floor().max(0.0) as usize).min(p.len());
-        top_k(p, k)
+        push_top_k(p, k, work, out);
     }
 }
 
 /// The fixed-size set of the `k` most probable labels (the trial's control
 /// arm; ties broken by the smaller label). O(K) expected.
 pub fn top_k(p: &[f64], k: usize) -> PredictionSet {
-    let mut keys = order_keys(p);
+    let mut labels = Vec::new();
+    push_top_k(p, k, &mut Workspace::default(), &mut labels);
+    PredictionSet::from_sorted(labels)
+}
+
+/// Appends the `k` most probable labels, ascending, to `out`.
+fn push_top_k(p: &[f64], k: usize, work: &mut Workspace, out: &mut Vec<usize>) {
+    let keys = &mut work.keys;
+    order_keys(p, keys);
     let k = k.min(p.len());
     if k > 0 && k < p.len() {
         keys.select_nth_unstable(k - 1);
     }
-    PredictionSet::new(keys[..k].iter().map(|&(_, y)| y as usize).collect())
+    let start = out.len();
+    out.extend(keys[..k].iter().map(|&(_, y)| y as usize));
+    out[start..].sort_unstable();
 }

@@ -6,7 +6,6 @@ use crate::calibrate::{
 };
 use crate::error::{Error, Result};
 use crate::matching::true_rank;
-use crate::metrics::mean_size;
 use crate::score::Raps;
 use ndarray::{Array2, ArrayView2, Axis};
 use rand::Rng;
@@ -55,7 +54,7 @@ pub fn pick_lambda_by_size<R: Rng + ?Sized>(
         let sets = SplitConformal::new(raps, alpha, rule)?
             .calibrate(probs, labels, rng)?
             .predict(probs, rng)?;
-        let size = mean_size(&sets)?;
+        let size = sets.mean_size()?;
         if best.is_none_or(|(_, s)| size < s) {
             best = Some((lambda, size));
         }
@@ -148,7 +147,9 @@ pub fn softmax(logits: ArrayView2<'_, f64>, temperature: f64) -> Result<Array2<f
 /// # Errors
 /// As [`fit_temperature`] for the logits and labels;
 /// [`Error::NonPositiveTemperature`] (with `T = 1/β`) unless `β` is positive
-/// and finite.
+/// and finite; [`Error::NonFinite`] when `β·z` or the moments of `z`
+/// overflow f64 (logits near ±f64::MAX, or `β` near 1e300: a hostile-input
+/// run found NaN returned there).
 pub fn nll_inverse_temperature(
     logits: ArrayView2<'_, f64>,
     labels: &[usize],
@@ -161,7 +162,14 @@ pub fn nll_inverse_temperature(
             temperature: 1.0 / beta,
         });
     }
-    Ok(nll_beta(logits, labels, beta))
+    let (f, g, h) = nll_beta(logits, labels, beta);
+    if !(f.is_finite() && g.is_finite() && h.is_finite()) {
+        return Err(Error::NonFinite {
+            what: "NLL or its derivatives (β·z or z² overflows f64)",
+            index: 0,
+        });
+    }
+    Ok((f, g, h))
 }
 
 /// [`nll_inverse_temperature`] on validated input.

@@ -24,7 +24,8 @@ fn mean_coverage<S: ConformityScore + Clone>(score: S, alpha: f64, seed: u64) ->
             .calibrate(pc.view(), &yc, &mut rng)
             .unwrap()
             .predict(pt.view(), &mut rng)
-            .unwrap();
+            .unwrap()
+            .to_sets();
         total += coverage(&sets, &yt).unwrap();
     }
     total / draws as f64

@@ -133,8 +133,8 @@ proptest! {
         let strict = SplitConformal::new(Lac, lo, QuantileRule::FiniteSample).unwrap().calibrate(p.view(), &y, &mut rng).unwrap();
         let loose = SplitConformal::new(Lac, hi, QuantileRule::FiniteSample).unwrap().calibrate(p.view(), &y, &mut rng).unwrap();
         prop_assert!(strict.q_hat() >= loose.q_hat());
-        let big = strict.predict(p.view(), &mut rng).unwrap();
-        let small = loose.predict(p.view(), &mut rng).unwrap();
+        let big = strict.predict(p.view(), &mut rng).unwrap().to_sets();
+        let small = loose.predict(p.view(), &mut rng).unwrap().to_sets();
         for (b, s) in big.iter().zip(&small) {
             prop_assert!(s.labels().iter().all(|&l| b.contains(l)));
         }
@@ -205,7 +205,8 @@ fn lac_matches_mapie_and_crepes_on_the_spec_example() {
     assert!((fitted.q_hat() - 0.7821).abs() < 1e-12);
     let sets = fitted
         .predict(p.slice(ndarray::s![20.., ..]), &mut rng)
-        .unwrap();
+        .unwrap()
+        .to_sets();
     let got: Vec<Vec<usize>> = sets.iter().map(|s| s.labels().to_vec()).collect();
     assert_eq!(
         got,

@@ -64,7 +64,7 @@ fn equal_coverage_raps_matches_top3_coverage_with_smaller_sets() {
     )
     .unwrap();
     let top3 = top_k_sets(pt.view(), 3).unwrap();
-    let raps = fitted.predict(pt.view(), &mut rng).unwrap();
+    let raps = fitted.predict(pt.view(), &mut rng).unwrap().to_sets();
     let (c_top, c_raps) = (coverage(&top3, &yt).unwrap(), coverage(&raps, &yt).unwrap());
     // sd of a coverage over 20000 points ≈ 0.002; calibration noise ≈ 0.004.
     assert!(

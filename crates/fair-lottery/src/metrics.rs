@@ -6,23 +6,34 @@ use mlcore::stats::pairwise_sum;
 
 /// Expected utility of a lottery: `E[U] = Σᵢ πᵢ yᵢ / k` with `k = round(Σπ)`,
 /// the mean utility (e.g. positive-label rate, or calibrated probability) of
-/// the winners. O(n).
+/// the winners. O(n). Each term is divided by `k` before summing, so
+/// utilities up to ±f64::MAX give a finite mean.
 ///
 /// # Errors
 /// [`Error::EmptyInput`], [`Error::NonFinite`], [`Error::LengthMismatch`],
-/// [`Error::InvalidK`] when `Σπ` rounds to 0.
+/// [`Error::ProbOutOfRange`] for a `πᵢ ∉ [0, 1]`, [`Error::InvalidK`] when
+/// `Σπ` rounds to 0.
 pub fn expected_utility(pi: &[f64], utility: &[f64]) -> Result<f64> {
     check_finite(pi, "pi")?;
     check_finite(utility, "utility")?;
     check_same_len(utility.len(), pi.len(), "utility")?;
+    if let Some(i) = pi.iter().position(|p| !(0.0..=1.0).contains(p)) {
+        return Err(Error::ProbOutOfRange { i, value: pi[i] });
+    }
     let k = pi.iter().sum::<f64>().round();
     if k < 1.0 {
         return Err(Error::InvalidK { k: 0, n: pi.len() });
     }
-    Ok(pi.iter().zip(utility).map(|(p, y)| p * y).sum::<f64>() / k)
+    Ok(pi
+        .iter()
+        .zip(utility)
+        .map(|(p, y)| p * (y / k))
+        .sum::<f64>())
 }
 
 /// Realised utility of one draw: the mean of `y` over the winners. O(k).
+/// Each term is divided by the number of winners before summing, so
+/// utilities up to ±f64::MAX give a finite mean.
 ///
 /// # Errors
 /// [`Error::EmptyInput`] for no winners or no utilities, [`Error::NonFinite`],
@@ -32,20 +43,22 @@ pub fn realised_utility(winners: &[usize], utility: &[f64]) -> Result<f64> {
     if winners.is_empty() {
         return Err(Error::EmptyInput { what: "winners" });
     }
-    let mut s = 0.0;
+    let (mut s, w) = (0.0, winners.len() as f64);
     for &i in winners {
         let y = utility.get(i).ok_or(Error::InvalidParameter {
             name: "winner index",
             value: i as f64,
             expected: "an index < n",
         })?;
-        s += y;
+        s += y / w;
     }
-    Ok(s / winners.len() as f64)
+    Ok(s)
 }
 
 /// Systemic exclusion rate of one round: the fraction of the `n` people
-/// selected by none of the `m` decision makers' winner sets. O(n + Σ kⱼ).
+/// selected by none of the `m` decision makers' winner sets:
+/// `1 − |∪ⱼ Wⱼ| / n`. O(Σ kⱼ log Σ kⱼ) (the winners are sorted; nothing of
+/// size `n` is allocated, so any `n` is accepted).
 ///
 /// # Errors
 /// [`Error::EmptyInput`] for `n = 0` or no decision makers;
@@ -57,17 +70,17 @@ pub fn systemic_exclusion(draws: &[Vec<usize>], n: usize) -> Result<f64> {
     if draws.is_empty() {
         return Err(Error::EmptyInput { what: "draws" });
     }
-    let mut hit = vec![false; n];
-    for d in draws {
-        for &i in d {
-            *hit.get_mut(i).ok_or(Error::InvalidParameter {
-                name: "winner index",
-                value: i as f64,
-                expected: "an index < n",
-            })? = true;
-        }
+    let mut hit: Vec<usize> = draws.iter().flatten().copied().collect();
+    if let Some(&i) = hit.iter().find(|&&i| i >= n) {
+        return Err(Error::InvalidParameter {
+            name: "winner index",
+            value: i as f64,
+            expected: "an index < n",
+        });
     }
-    Ok(hit.iter().filter(|&&h| !h).count() as f64 / n as f64)
+    hit.sort_unstable();
+    hit.dedup();
+    Ok((n - hit.len()) as f64 / n as f64)
 }
 
 /// Expected systemic exclusion rate with independent lotteries:

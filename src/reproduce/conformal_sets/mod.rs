@@ -4,7 +4,7 @@
 //! sets against equal-coverage top-3 sets on a synthetic classifier.
 
 mod coverage;
-mod digits;
+pub(crate) mod digits;
 mod rct;
 
 use crate::runner::{
@@ -71,7 +71,7 @@ fn demo(ctx: &Context, repeats: usize) -> Result<Demo, BoxError> {
         let alpha = alpha_matching_top_k(pc.view(), &yc, K)?;
         let fitted = SplitConformal::new(Raps::default(), alpha, QuantileRule::FiniteSample)?
             .calibrate(pc.view(), &yc, &mut rng)?;
-        let raps = fitted.predict(pt.view(), &mut rng)?;
+        let raps = fitted.predict(pt.view(), &mut rng)?.to_sets();
         let top = top_k_sets(pt.view(), K)?;
         cov_raps.push(coverage(&raps, &yt)?);
         cov_top.push(coverage(&top, &yt)?);

@@ -1,15 +1,18 @@
-//! The paper's utility / systemic-exclusion trade-off on synthetic calibrated
-//! claims, decided over seeds (each seed a fresh population and fresh
-//! decision-maker noise) with bootstrap intervals.
+//! The paper's utility / systemic-exclusion trade-off, decided over seeds
+//! (each seed a fresh population and fresh decision-maker noise) with
+//! bootstrap intervals, on two populations: synthetic calibrated claims
+//! ([`synthetic`]) and one-vs-rest scores of a classifier fitted to the
+//! vendored digits ([`digits`]).
 
 use super::{K, M, N, SIGMA};
 use crate::runner::{BoxError, Check, Figure, Relation};
 use fair_lottery::metrics::{expected_ser, expected_utility};
 use fair_lottery::policy::Policy;
 use fair_lottery::sim::{ClaimDistribution, noisy_claims};
-use mlcore::sampling::seeded;
+use mlcore::sampling::{WorkspaceRng, seeded};
 use mlcore::stats::bootstrap_interval;
 use ndarray::ArrayView1;
+use rand::RngExt;
 
 /// One of the paper's randomisation rates (its table: Swiss data, selection
 /// rate 25%, the rates the bootstrap-variance method chose per model).
@@ -75,6 +78,12 @@ pub const RESAMPLES: usize = 10_000;
 
 /// Per-seed results: utility loss (points) and relative SER cut per policy.
 pub struct Tradeoff {
+    /// Which population (names the checks).
+    pub population: &'static str,
+    /// People per seed.
+    pub n: usize,
+    /// Goods per decision maker.
+    pub k: usize,
     /// `loss[p][s]`: 100·(U_top − U_p) on seed s.
     pub loss: Vec<Vec<f64>>,
     /// `cut[p][s]`: 1 − SER_p / SER_top on seed s.
@@ -87,11 +96,63 @@ pub struct Tradeoff {
     pub utility_top: f64,
 }
 
-/// Runs `seeds` populations (q ~ U(0, 1), n = 1000, k = 250) with `rounds`
-/// noise draws each for the SER of m = 10 decision makers (σ = 0.025).
-/// Utility is the expected positive rate among the selected on the true
-/// claims (no noise), as in the official utility experiments.
-pub fn run(seeds: usize, rounds: usize, seed: u64) -> Result<Tradeoff, BoxError> {
+/// One seed's population: the claims every decision maker starts from and
+/// each person's outcome (its probability or its realised 0/1 label), whose
+/// mean over the selected is the utility.
+pub struct Population {
+    /// Claims (scores in [0, 1]).
+    pub claims: Vec<f64>,
+    /// Outcome per person.
+    pub truth: Vec<f64>,
+}
+
+/// Name of the synthetic population.
+pub const SYNTHETIC: &str = "synthetic";
+/// Name of the digits population.
+pub const DIGITS: &str = "digits one-vs-rest";
+
+/// Synthetic calibrated claims: q ~ U(0, 1), n = 1000; claims = outcomes = q.
+pub fn synthetic(_s: usize, rng: &mut WorkspaceRng) -> Result<Population, BoxError> {
+    let q = ClaimDistribution::Uniform.sample(N, rng)?;
+    Ok(Population {
+        claims: q.clone(),
+        truth: q,
+    })
+}
+
+/// One-vs-rest scores on the digits pool: seed `s` targets digit `s mod 10`;
+/// the population is a bootstrap resample (with replacement, the pool's
+/// size) of the classifier's pool rows; claim = the fitted P̂(y = d | x),
+/// outcome = 1[y = d] (the paper's utility: % of the selected with a
+/// positive label).
+pub fn digits<'a>(
+    probs: &'a ndarray::Array2<f64>,
+    labels: &'a [usize],
+) -> impl Fn(usize, &mut WorkspaceRng) -> Result<Population, BoxError> + 'a {
+    move |s, rng| {
+        let (n, classes) = probs.dim();
+        let d = s % classes;
+        let (mut claims, mut truth) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for _ in 0..n {
+            let i = rng.random_range(0..n);
+            claims.push(probs[[i, d]].clamp(0.0, 1.0));
+            truth.push(f64::from(u8::from(labels[i] == d)));
+        }
+        Ok(Population { claims, truth })
+    }
+}
+
+/// Runs `seeds` populations from `population` with `rounds` noise draws each
+/// for the SER of m = 10 decision makers (σ = 0.025), `k` = 25% of `n`
+/// goods (the paper's table). Utility is the mean outcome among the
+/// selected on the noise-free claims, as in the official utility experiments.
+pub fn run(
+    name: &'static str,
+    seeds: usize,
+    rounds: usize,
+    seed: u64,
+    population: impl Fn(usize, &mut WorkspaceRng) -> Result<Population, BoxError>,
+) -> Result<Tradeoff, BoxError> {
     // The three paper rates, then the full lottery.
     let mut policies: Vec<Policy> = PAPER_RATES.iter().map(rate_policy).collect();
     policies.push(Policy::FullLottery);
@@ -99,10 +160,13 @@ pub fn run(seeds: usize, rounds: usize, seed: u64) -> Result<Tradeoff, BoxError>
     let mut loss = vec![Vec::with_capacity(seeds); np];
     let mut cut = vec![Vec::with_capacity(seeds); np];
     let (mut ser_top_sum, mut ser_sum, mut u_top_sum) = (0.0, vec![0.0; np], 0.0);
+    let (mut n, mut k) = (0, 0);
     for s in 0..seeds {
         let mut rng = seeded(seed.wrapping_add(7919 * s as u64));
-        let q = ClaimDistribution::Uniform.sample(N, &mut rng)?;
-        let u_top = 100.0 * expected_utility(Policy::TopK.selection(&q, K)?.pi(), &q)?;
+        let Population { claims: q, truth } = population(s, &mut rng)?;
+        n = q.len();
+        k = (n as f64 * K as f64 / N as f64).round() as usize;
+        let u_top = 100.0 * expected_utility(Policy::TopK.selection(&q, k)?.pi(), &truth)?;
         u_top_sum += u_top;
         // SER: the same noisy claims for every policy (common random numbers).
         let mut ser_top = 0.0;
@@ -112,9 +176,9 @@ pub fn run(seeds: usize, rounds: usize, seed: u64) -> Result<Tradeoff, BoxError>
             let mut pis: Vec<Vec<Vec<f64>>> = vec![Vec::with_capacity(M); np];
             for _ in 0..M {
                 let c = noisy_claims(&q, SIGMA, &mut rng)?;
-                top_pis.push(Policy::TopK.selection(&c, K)?.into_pi());
+                top_pis.push(Policy::TopK.selection(&c, k)?.into_pi());
                 for (j, p) in policies.iter().enumerate() {
-                    pis[j].push(p.selection(&c, K)?.into_pi());
+                    pis[j].push(p.selection(&c, k)?.into_pi());
                 }
             }
             ser_top += expected_ser(&top_pis)? / rounds as f64;
@@ -124,7 +188,7 @@ pub fn run(seeds: usize, rounds: usize, seed: u64) -> Result<Tradeoff, BoxError>
         }
         ser_top_sum += ser_top;
         for (j, p) in policies.iter().enumerate() {
-            let u = 100.0 * expected_utility(p.selection(&q, K)?.pi(), &q)?;
+            let u = 100.0 * expected_utility(p.selection(&q, k)?.pi(), &truth)?;
             loss[j].push(u_top - u);
             cut[j].push(1.0 - ser[j] / ser_top);
             ser_sum[j] += ser[j];
@@ -132,6 +196,9 @@ pub fn run(seeds: usize, rounds: usize, seed: u64) -> Result<Tradeoff, BoxError>
     }
     let sn = seeds as f64;
     Ok(Tradeoff {
+        population: name,
+        n,
+        k,
         loss,
         cut,
         ser_top: ser_top_sum / sn,
@@ -143,15 +210,15 @@ pub fn run(seeds: usize, rounds: usize, seed: u64) -> Result<Tradeoff, BoxError>
 /// With shared claims nobody outside the top k − r and the pool is ever
 /// selected: SER ≥ 1 − (k − r + pool)/n, whatever the lottery (r and the
 /// pool rounded as [`Policy::RandomizationRate`] does).
-pub fn ser_floor(r: &PaperRate) -> f64 {
-    let r_slots = (r.slots * K as f64).round();
-    let pool = (r.people * N as f64).round();
-    1.0 - (K as f64 - r_slots + pool) / N as f64
+pub fn ser_floor(r: &PaperRate, n: usize, k: usize) -> f64 {
+    let r_slots = (r.slots * k as f64).round();
+    let pool = (r.people * n as f64).round();
+    1.0 - (k as f64 - r_slots + pool) / n as f64
 }
 
 /// The largest relative SER cut vs top-k (SER 1 − k/n) the floor allows.
-pub fn max_cut(r: &PaperRate) -> f64 {
-    1.0 - ser_floor(r) / (1.0 - K as f64 / N as f64)
+pub fn max_cut(r: &PaperRate, n: usize, k: usize) -> f64 {
+    1.0 - ser_floor(r, n, k) / (1.0 - k as f64 / n as f64)
 }
 
 /// The mean (pairwise sum; NaN for no values).
@@ -168,17 +235,24 @@ pub fn checks(t: &Tradeoff, seed: u64) -> Result<(Vec<Check>, Vec<Figure>), BoxE
     let mut checks = Vec::new();
     let mut figures = vec![
         Figure::new(
-            "expected utility, top-k (points, mean over seeds)",
+            format!(
+                "{}: expected utility, top-k (points, mean over seeds)",
+                t.population
+            ),
             t.utility_top,
         ),
         Figure::new(
-            "expected SER, top-k (m = 10, σ = 0.025, mean over seeds)",
+            format!(
+                "{}: expected SER, top-k (m = 10, σ = 0.025, mean over seeds)",
+                t.population
+            ),
             t.ser_top,
         ),
     ];
     for (j, r) in PAPER_RATES.iter().enumerate() {
         let what = format!(
-            "partial lottery at the paper's {} rates ({:.1}% of slots, {:.1}% of people)",
+            "{}: partial lottery at the paper's {} rates ({:.1}% of slots, {:.1}% of people)",
+            t.population,
             r.model,
             100.0 * r.slots,
             100.0 * r.people
@@ -210,19 +284,45 @@ pub fn checks(t: &Tradeoff, seed: u64) -> Result<(Vec<Check>, Vec<Figure>), BoxE
             .with_interval(iv.lo, iv.hi)
             .with_seeds(seeds),
         );
-        let floor = ser_floor(r);
+        let floor = ser_floor(r, t.n, t.k);
         figures.push(
             Figure::new(format!("expected SER, {what}"), t.ser[j]).with_target(format!(
                 "shared-claims floor 1 − (k − r + pool)/n = {floor:.3}, i.e. a cut of at most {:.1}% of 1 − k/n",
-                100.0 * max_cut(r)
+                100.0 * max_cut(r, t.n, t.k)
             )),
         );
     }
     let j = PAPER_RATES.len();
     let iv = boot(&t.cut[j], 31)?;
+    if t.population != SYNTHETIC {
+        figures.push(
+            Figure::new(
+                format!(
+                    "{}: relative SER cut vs top-k, full BF lottery",
+                    t.population
+                ),
+                mean(&t.cut[j]),
+            )
+            .with_target(format!(
+                "bootstrap 95% interval [{:.3}, {:.3}]",
+                iv.lo, iv.hi
+            )),
+        );
+        figures.push(Figure::new(
+            format!(
+                "{}: utility loss vs top-k (points), full BF lottery",
+                t.population
+            ),
+            mean(&t.loss[j]),
+        ));
+        return Ok((checks, figures));
+    }
     checks.push(
         Check::new(
-            "relative SER cut vs top-k, full Broome-fair lottery (official SER experiment); bootstrap 95% interval",
+            format!(
+                "{}: relative SER cut vs top-k, full Broome-fair lottery (official SER experiment); bootstrap 95% interval",
+                t.population
+            ),
             mean(&t.cut[j]),
             Relation::IntervalAbove,
             SER_CUT,
@@ -233,9 +333,15 @@ pub fn checks(t: &Tradeoff, seed: u64) -> Result<(Vec<Check>, Vec<Figure>), BoxE
         .with_interval(iv.lo, iv.hi)
         .with_seeds(seeds),
     );
-    figures.push(Figure::new("expected SER, full BF lottery", t.ser[j]));
     figures.push(Figure::new(
-        "utility loss vs top-k (points), full BF lottery",
+        format!("{}: expected SER, full BF lottery", t.population),
+        t.ser[j],
+    ));
+    figures.push(Figure::new(
+        format!(
+            "{}: utility loss vs top-k (points), full BF lottery",
+            t.population
+        ),
         mean(&t.loss[j]),
     ));
     Ok((checks, figures))

@@ -19,7 +19,8 @@ pub struct Anova {
     pub p_value: f64,
     /// Between-group sum of squares `SS_b = Σᵢ nᵢ (x̄ᵢ − x̄)²`.
     pub ss_between: f64,
-    /// Within-group sum of squares `SS_w = Σᵢ Σⱼ (xᵢⱼ − x̄ᵢ)²`.
+    /// Within-group sum of squares `SS_w = Σᵢ Σⱼ (xᵢⱼ − x̄ᵢ)²` (like `SS_b`, +∞ when it
+    /// exceeds f64 for values near ±f64::MAX; F and p are computed scale-free).
     pub ss_within: f64,
 }
 
@@ -72,8 +73,20 @@ pub fn anova_oneway(groups: &[ArrayView1<'_, f64>]) -> Result<Anova> {
             min: 1,
         });
     }
+    // F is scale-invariant: values beyond 1e100 are divided by the largest
+    // magnitude first, so that the sums of squares cannot overflow (a
+    // hostile-input run found a panic inside statrs at ±f64::MAX); the
+    // reported SS are scaled back and may then be +∞.
+    let top = groups
+        .iter()
+        .flat_map(|g| g.iter())
+        .fold(0.0f64, |a, v| a.max(v.abs()));
+    let scale = if top > 1e100 { top } else { 1.0 };
     // One Welford pass per group; their merge is the grand mean.
-    let moments: Vec<Welford> = groups.iter().map(|g| g.iter().copied().collect()).collect();
+    let moments: Vec<Welford> = groups
+        .iter()
+        .map(|g| g.iter().map(|v| v / scale).collect())
+        .collect();
     let mut all = Welford::new();
     moments.iter().for_each(|w| all.merge(w));
     let grand = all.mean();
@@ -103,7 +116,7 @@ pub fn anova_oneway(groups: &[ArrayView1<'_, f64>]) -> Result<Anova> {
         df_between,
         df_within,
         p_value,
-        ss_between,
-        ss_within,
+        ss_between: ss_between * scale * scale,
+        ss_within: ss_within * scale * scale,
     })
 }

@@ -277,11 +277,13 @@ fn nct_both(t: f64, df: f64, nc: f64) -> Result<(f64, f64)> {
             index: 0,
         });
     }
-    if !(df > 0.0 && df.is_finite()) {
+    // ν below 1e-300 (ν/2 subnormal or 0) made statrs' incomplete beta
+    // panic (found by a hostile-input run at ν = 5e-324).
+    if !(df >= 1e-300 && df.is_finite()) {
         return Err(Error::InvalidParameter {
             name: "df",
             value: df,
-            expected: "a finite value > 0",
+            expected: "a finite value ≥ 1e-300",
         });
     }
     if !nc.is_finite() {
@@ -296,6 +298,16 @@ fn nct_both(t: f64, df: f64, nc: f64) -> Result<(f64, f64)> {
     }
     if t == f64::NEG_INFINITY {
         return Ok((0.0, 1.0));
+    }
+    // t² overflows beyond ~1e154 (x = t²/(t² + ν) becomes NaN and statrs'
+    // incomplete gamma panicked at t = f64::MAX, found by a hostile-input
+    // run); refused with a typed error rather than extrapolated.
+    if t.abs() > 1e150 {
+        return Err(Error::InvalidParameter {
+            name: "t",
+            value: t,
+            expected: "|t| ≤ 1e150 or ±∞",
+        });
     }
     if nc >= 0.0 {
         nct_nonneg(t, df, nc)
@@ -355,7 +367,8 @@ fn nct_both(t: f64, df: f64, nc: f64) -> Result<(f64, f64)> {
 ///
 /// # Errors
 /// [`Error::NonFinite`] for `t` = NaN (`t = ±∞` gives 1 or 0);
-/// [`Error::InvalidParameter`] for `ν` not in (0, ∞) or a non-finite `δ`;
+/// [`Error::InvalidParameter`] for `ν` not in [1e-300, ∞), a non-finite `δ`,
+/// or a finite `|t| > 1e150`;
 /// `Error::Core(NoConvergence)` if the series needs more than 10⁶ terms or
 /// the quadrature more than 1000 intervals (not met in testing).
 pub fn noncentral_t_cdf(t: f64, df: f64, nc: f64) -> Result<f64> {
