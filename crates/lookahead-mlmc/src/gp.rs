@@ -118,7 +118,9 @@ pub fn cholesky_append(
 }
 
 /// Solves `L v = b` for lower-triangular `L` (`n × n`, row-major). O(n²).
+/// Counted as one GP solve by [`crate::cost`].
 pub(crate) fn forward_subst(l: &[f64], n: usize, b: &[f64]) -> Vec<f64> {
+    crate::cost::gp_solve();
     let mut v = b.to_vec();
     for i in 0..n {
         let row = &l[i * n..i * n + i];

@@ -78,6 +78,7 @@
 
 pub mod acq;
 pub mod bo;
+pub mod cost;
 pub mod error;
 pub mod gp;
 pub mod lookahead;

@@ -68,15 +68,6 @@ impl Depth {
         }
     }
 
-    /// The cost of `N` fantasies at `M` inner samples, in inner samples
-    /// (`N` for analytic inner EI, which has none).
-    pub fn cost(&self, n: usize, m: usize) -> f64 {
-        match self {
-            Depth::Two(InnerValue::AnalyticEi) => n as f64,
-            _ => n as f64 * m as f64,
-        }
-    }
-
     /// Checks that `gp`, `bounds`, `x0` and `best_f` fit together.
     ///
     /// # Errors

@@ -237,6 +237,7 @@ impl Search<'_> {
         best: f64,
         hints: Option<&Vec<Vec<f64>>>,
     ) -> Result<(LocalOptimum, Below)> {
+        crate::cost::inner_optimisation();
         let obj = StageObjective {
             stage: child,
             gp,
