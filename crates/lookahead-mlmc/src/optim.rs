@@ -110,6 +110,25 @@ impl Bounds {
         self.core.clamp(x)
     }
 
+    /// [`Bounds::check_point`], and that `x` lies in the box.
+    ///
+    /// # Errors
+    /// [`Error::DimensionMismatch`], [`Error::NonFinite`],
+    /// [`Error::InvalidParameter`] for a coordinate outside its bounds.
+    pub fn check_in_box(&self, what: &'static str, x: &[f64]) -> Result<()> {
+        self.check_point(what, x)?;
+        for ((&v, &l), &u) in x.iter().zip(self.lower()).zip(self.upper()) {
+            if !(l..=u).contains(&v) {
+                return Err(Error::InvalidParameter {
+                    name: what,
+                    value: v,
+                    expected: "a coordinate within the box's bounds",
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Checks that `x` has dimension `d` and finite entries.
     ///
     /// # Errors

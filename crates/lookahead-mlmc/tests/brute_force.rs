@@ -273,6 +273,7 @@ fn fixed_inner_two_step_value_agrees_with_botorch() {
             TwoStepSaa::new(&gp, &b, best, inner, &smp, InnerSplit::Full, cfg())
                 .unwrap()
                 .value_with_inner(&[1.0], &xs)
+                .unwrap()
         })
         .collect();
     let (bt, bt_se) = BOTORCH_TWO_STEP;

@@ -80,7 +80,7 @@ impl Depth {
         best_f: f64,
     ) -> Result<()> {
         check_bounds(gp, bounds)?;
-        bounds.check_point("x0", x0)?;
+        bounds.check_in_box("x0", x0)?;
         check_best_f(best_f)
     }
 }
