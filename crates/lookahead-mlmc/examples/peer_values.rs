@@ -62,7 +62,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         SaaConfig::default(),
     )?;
     let xs = vec![vec![vec![1.5, 2.5]]; n];
-    let value = p.value_with_inner(&[1.0], &xs);
+    let value = p.value_with_inner(&[1.0], &xs)?;
     // Per-fantasy values for the standard error (each uses its own block).
     let e = expected_improvement(&gp, array![1.0].view(), best)?;
     let per: Vec<f64> = (0..n)
@@ -83,7 +83,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 SaaConfig::default(),
             )
             .expect("valid");
-            pi.value_with_inner(&[1.0], &xs[..1]) - e
+            pi.value_with_inner(&[1.0], &xs[..1]).expect("valid") - e
         })
         .collect();
     let mean = per.iter().sum::<f64>() / n as f64;
@@ -91,7 +91,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut times = Vec::new();
     for _ in 0..repeats {
         let t = Instant::now();
-        std::hint::black_box(p.value_with_inner(std::hint::black_box(&[1.0]), &xs));
+        std::hint::black_box(p.value_with_inner(std::hint::black_box(&[1.0]), &xs)?);
         times.push(t.elapsed().as_secs_f64());
     }
     times.sort_by(f64::total_cmp);

@@ -47,6 +47,7 @@ pub(crate) fn q_ei_slice(gp: &ExactGp, pts: &[f64], q: usize, best: f64, z: &[f6
 
 pub(crate) fn q_ei_from_moments(mu: &[f64], cov: &[f64], q: usize, best: f64, z: &[f64]) -> f64 {
     let m = z.len() / q;
+    crate::cost::inner_samples(m);
     if q == 1 {
         let s = cov[0].max(0.0).sqrt();
         let mut acc = 0.0;

@@ -7,6 +7,7 @@
 //! (BoTorch 0.9's priors assume unit-scale inputs).
 
 use crate::acq::ei_at;
+use crate::cost::Work;
 use crate::error::{Error, Result};
 use crate::gp::{FitConfig, fit_map};
 use crate::lookahead::{
@@ -89,6 +90,8 @@ pub struct BoTrace {
     pub best: Vec<f64>,
     /// Wall seconds spent on fitting and acquisition per iteration.
     pub seconds: Vec<f64>,
+    /// Work counted by [`crate::cost`] for fitting and acquisition per iteration.
+    pub work: Vec<Work>,
 }
 
 impl BoTrace {
@@ -127,8 +130,10 @@ pub fn run_bo<R: Rng + ?Sized>(f: &TestFunction, cfg: &BoConfig, rng: &mut R) ->
     let mut ys: Vec<f64> = us.iter().map(|u| f.eval(&to_x(u))).collect::<Result<_>>()?;
     let mut best = vec![ys.iter().copied().fold(f64::NEG_INFINITY, f64::max)];
     let mut seconds = Vec::new();
+    let mut work = Vec::new();
     for _ in 0..cfg.iterations {
         let t = Instant::now();
+        let w0 = crate::cost::total();
         let n = ys.len();
         let moments: Welford = ys.iter().copied().collect();
         let mean = moments.mean();
@@ -158,6 +163,7 @@ pub fn run_bo<R: Rng + ?Sized>(f: &TestFunction, cfg: &BoConfig, rng: &mut R) ->
             }
         };
         seconds.push(t.elapsed().as_secs_f64());
+        work.push(crate::cost::total() - w0);
         let yn = f.eval(&to_x(&next))?;
         us.push(next);
         ys.push(yn);
@@ -168,5 +174,6 @@ pub fn run_bo<R: Rng + ?Sized>(f: &TestFunction, cfg: &BoConfig, rng: &mut R) ->
         y: ys,
         best,
         seconds,
+        work,
     })
 }

@@ -80,7 +80,13 @@ impl Kernel {
             * match self.kind {
                 KernelKind::Matern52 => {
                     let r = (5.0 * r2).sqrt();
-                    (1.0 + r + r * r / 3.0) * (-r).exp()
+                    // Far-apart points (r² overflowing to ∞): the limit 0,
+                    // not ∞·0 = NaN.
+                    if r.is_finite() {
+                        (1.0 + r + r * r / 3.0) * (-r).exp()
+                    } else {
+                        0.0
+                    }
                 }
                 KernelKind::Rbf => (-0.5 * r2).exp(),
             }
@@ -118,7 +124,9 @@ pub fn cholesky_append(
 }
 
 /// Solves `L v = b` for lower-triangular `L` (`n × n`, row-major). O(n²).
+/// Counted as one GP solve by [`crate::cost`].
 pub(crate) fn forward_subst(l: &[f64], n: usize, b: &[f64]) -> Vec<f64> {
+    crate::cost::gp_solve();
     let mut v = b.to_vec();
     for i in 0..n {
         let row = &l[i * n..i * n + i];
@@ -187,6 +195,10 @@ impl ExactGp {
     /// [`Error::InvalidParameter`] for `η < 0`; [`Error::NotPositiveDefinite`]
     /// when `K + ηI` is singular (duplicate inputs with `η = 0`): a pivot below
     /// `1e-12·max diag`.
+    ///
+    /// Overflow: finite targets near `f64::MAX` (beyond ~1e300) can overflow
+    /// the posterior mean to ±∞; standardise such targets first (as
+    /// [`fit_map`] requires and the BO loop does).
     pub fn new(
         x: ArrayView2<'_, f64>,
         y: ArrayView1<'_, f64>,
@@ -393,7 +405,8 @@ impl ExactGp {
     /// problems can share it. O(q n² + q³).
     ///
     /// # Errors
-    /// As [`ExactGp::joint_posterior`], and [`Error::DimensionMismatch`] if `z` has not `q` entries.
+    /// As [`ExactGp::joint_posterior`], [`Error::DimensionMismatch`] if `z`
+    /// has not `q` entries, [`Error::NonFinite`] for a NaN or infinite `z`.
     pub fn joint_sample(
         &self,
         xs: ArrayView2<'_, f64>,
@@ -408,6 +421,7 @@ impl ExactGp {
                 got: z.len(),
             });
         }
+        check_finite("z", &z.to_vec())?;
         let l = chol_psd_small(cov.as_slice().expect("standard layout"), q);
         Ok(Array1::from_shape_fn(q, |a| {
             mu[a] + (0..=a).map(|b| l[a * q + b] * z[b]).sum::<f64>()

@@ -376,13 +376,21 @@ pub struct MlmcEstimate {
     pub levels: Vec<LevelStats>,
 }
 
-fn summarise(levels: Vec<LevelStats>) -> MlmcEstimate {
-    MlmcEstimate {
+/// The estimate from the level statistics; its sums of finite level means
+/// can still overflow (values near `f64::MAX`): an error, never `±∞`.
+fn summarise(levels: Vec<LevelStats>) -> Result<MlmcEstimate> {
+    let e = MlmcEstimate {
         value: levels.iter().map(|s| s.mean).sum(),
         variance: levels.iter().map(|s| s.var / s.n.max(1) as f64).sum(),
         cost: levels.iter().map(|s| s.cost_total).sum(),
         levels,
+    };
+    if !(e.value.is_finite() && e.variance.is_finite() && e.cost.is_finite()) {
+        return Err(Error::NonFinite {
+            what: "the MLMC estimate (the sum over levels overflows)",
+        });
     }
+    Ok(e)
 }
 
 fn check_level(level: u32) -> Result<()> {
@@ -402,8 +410,10 @@ fn check_level(level: u32) -> Result<()> {
 ///
 /// # Errors
 /// [`Error::InvalidBatchSize`] for an empty allocation or `N_ℓ = 0`,
-/// [`Error::DimensionMismatch`] when levels and sizes differ in length,
-/// [`Error::LevelTooDeep`], and the sampler's errors.
+/// [`Error::DimensionMismatch`] when levels and sizes differ in length or
+/// the sampler returns the wrong number of fine or coarse samples (or omits
+/// the coarse ones), [`Error::NonFinite`] for a non-finite sample or an
+/// estimate whose sum overflows, [`Error::LevelTooDeep`], and the sampler's errors.
 pub fn estimate<S: LevelSampler, R: Rng + ?Sized>(
     sampler: &mut S,
     alloc: &Allocation,
@@ -429,7 +439,7 @@ pub fn estimate<S: LevelSampler, R: Rng + ?Sized>(
         st.add(&sampler.sample(l, n, i > 0, rng)?, n, i > 0)?;
         out.push(st);
     }
-    Ok(summarise(out))
+    summarise(out)
 }
 
 /// Settings of [`estimate_adaptive`].
@@ -523,7 +533,7 @@ pub fn estimate_adaptive<S: LevelSampler, R: Rng + ?Sized>(
         let k = levels.len();
         let bias = (levels[k - 1].mean.abs()).max(levels[k - 2].mean.abs() / a) / (a - 1.0);
         if bias <= eps / 2f64.sqrt() {
-            return Ok(summarise(levels));
+            return summarise(levels);
         }
         top += 1;
         if top > acfg.max_level.min(MAX_LEVEL) {

@@ -110,6 +110,25 @@ impl Bounds {
         self.core.clamp(x)
     }
 
+    /// [`Bounds::check_point`], and that `x` lies in the box.
+    ///
+    /// # Errors
+    /// [`Error::DimensionMismatch`], [`Error::NonFinite`],
+    /// [`Error::InvalidParameter`] for a coordinate outside its bounds.
+    pub fn check_in_box(&self, what: &'static str, x: &[f64]) -> Result<()> {
+        self.check_point(what, x)?;
+        for ((&v, &l), &u) in x.iter().zip(self.lower()).zip(self.upper()) {
+            if !(l..=u).contains(&v) {
+                return Err(Error::InvalidParameter {
+                    name: what,
+                    value: v,
+                    expected: "a coordinate within the box's bounds",
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Checks that `x` has dimension `d` and finite entries.
     ///
     /// # Errors
@@ -302,9 +321,13 @@ pub fn maximize_multistart<O: Objective>(
         let v0 = obj.value(&x0);
         let mut best = LocalOptimum { x: x0, value: v0 };
         // A run that argmin aborts keeps the start.
-        if cfg.max_iters > 0
-            && let Ok((fit, _)) = optim::minimize_logit(&problem, bounds.as_core(), u0, &core, None)
-        {
+        let fit = if cfg.max_iters > 0 {
+            optim::minimize_logit(&problem, bounds.as_core(), u0, &core, None).ok()
+        } else {
+            None
+        };
+        crate::cost::restart(fit.as_ref().map_or(0, |(f, _)| f.iters));
+        if let Some((fit, _)) = fit {
             let v = obj.value(&fit.params);
             if v.is_finite() && (v > best.value || !best.value.is_finite()) {
                 best = LocalOptimum {

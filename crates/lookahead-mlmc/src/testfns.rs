@@ -22,6 +22,9 @@ impl TestFunction {
     /// # Errors
     /// [`Error::DimensionMismatch`] when `x` has not the box's dimension;
     /// [`Error::NonFinite`] for a NaN or infinite coordinate.
+    ///
+    /// Overflow: points are not required to lie in the box; far outside it
+    /// a polynomial function can overflow to −∞ (Branin at `x = 1e300`).
     pub fn eval(&self, x: &[f64]) -> Result<f64> {
         if x.len() != self.bounds.dim() {
             return Err(Error::DimensionMismatch {
@@ -89,6 +92,121 @@ impl TestFunction {
             f: ackley_unchecked,
         })
     }
+}
+
+impl TestFunction {
+    /// Negated six-hump camel on `[−3, 3] × [−2, 2]`; maximum `1.0316285` at
+    /// `±(0.0898, −0.7126)`.
+    pub fn six_hump_camel() -> Self {
+        TestFunction {
+            name: "six_hump_camel",
+            bounds: Bounds::new(vec![-3.0, -2.0], vec![3.0, 2.0]).expect("valid"),
+            optimum: 1.031_628_453_489_877,
+            f: |x| six_hump_camel([x[0], x[1]]),
+        }
+    }
+
+    /// Negated Goldstein–Price on `[−2, 2]²`; maximum `−3` at `(0, −1)`.
+    pub fn goldstein_price() -> Self {
+        TestFunction {
+            name: "goldstein_price",
+            bounds: Bounds::new(vec![-2.0, -2.0], vec![2.0, 2.0]).expect("valid"),
+            optimum: -3.0,
+            f: |x| goldstein_price([x[0], x[1]]),
+        }
+    }
+
+    /// BoTorch's Cosine-8 `0.1 Σ cos(5πxᵢ) − Σ xᵢ²` on `[−1, 1]⁸` (already a
+    /// maximisation problem); maximum `0.8` at the origin.
+    pub fn cosine8() -> Self {
+        TestFunction {
+            name: "cosine8",
+            bounds: Bounds::new(vec![-1.0; 8], vec![1.0; 8]).expect("valid"),
+            optimum: 0.8,
+            f: |x| cosine8([x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]]),
+        }
+    }
+
+    /// Negated Levy in `d` dimensions on `[−half, half]ᵈ` (the paper's
+    /// Levy-10 uses `half = 1`); maximum 0 at `(1, …, 1)`, inside the box
+    /// for `half ≥ 1`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidBatchSize`] for `d = 0`, [`Error::InvalidBounds`] for
+    /// `half < 1` (the optimum would leave the box) or non-finite;
+    /// [`Error::Core`] (`TooLarge`) for a d whose bounds cannot be allocated.
+    pub fn levy(d: usize, half: f64) -> Result<Self> {
+        mlcore::check::alloc_len(&[d, 2], std::mem::size_of::<f64>(), "Levy bounds")?;
+        if !(half.is_finite() && half >= 1.0) {
+            return Err(Error::InvalidBounds {
+                dim: 0,
+                lower: -half,
+                upper: half,
+            });
+        }
+        Ok(TestFunction {
+            name: "levy",
+            bounds: Bounds::new(vec![-half; d], vec![half; d])?,
+            optimum: 0.0,
+            f: levy_unchecked,
+        })
+    }
+}
+
+/// Negated six-hump camel `−((4 − 2.1x₁² + x₁⁴/3)x₁² + x₁x₂ + (−4 + 4x₂²)x₂²)`.
+pub fn six_hump_camel(x: [f64; 2]) -> f64 {
+    let (a, b) = (x[0], x[1]);
+    -((4.0 - 2.1 * a * a + a.powi(4) / 3.0) * a * a + a * b + (-4.0 + 4.0 * b * b) * b * b)
+}
+
+/// Negated Goldstein–Price
+/// `−[1 + (x₁+x₂+1)²(19 − 14x₁ + 3x₁² − 14x₂ + 6x₁x₂ + 3x₂²)]·[30 + (2x₁−3x₂)²(18 − 32x₁ + 12x₁² + 48x₂ − 36x₁x₂ + 27x₂²)]`.
+pub fn goldstein_price(x: [f64; 2]) -> f64 {
+    let (a, b) = (x[0], x[1]);
+    let p = 1.0
+        + (a + b + 1.0).powi(2)
+            * (19.0 - 14.0 * a + 3.0 * a * a - 14.0 * b + 6.0 * a * b + 3.0 * b * b);
+    let q = 30.0
+        + (2.0 * a - 3.0 * b).powi(2)
+            * (18.0 - 32.0 * a + 12.0 * a * a + 48.0 * b - 36.0 * a * b + 27.0 * b * b);
+    -(p * q)
+}
+
+/// Cosine-8 `0.1 Σ cos(5πxᵢ) − Σ xᵢ²` (maximised).
+pub fn cosine8(x: [f64; 8]) -> f64 {
+    x.iter().map(|v| 0.1 * (5.0 * PI * v).cos() - v * v).sum()
+}
+
+/// Negated Levy `−(sin²(πw₁) + Σ_{i<d} (wᵢ−1)²(1 + 10 sin²(πwᵢ + 1)) + (w_d−1)²(1 + sin²(2πw_d)))`,
+/// `wᵢ = 1 + (xᵢ − 1)/4`, in d = `x.len()` dimensions.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for d = 0; [`Error::NonFinite`] for a NaN or
+/// infinite coordinate.
+pub fn levy(x: &[f64]) -> Result<f64> {
+    if x.is_empty() {
+        return Err(Error::InvalidParameter {
+            name: "dimension d = x.len()",
+            value: 0.0,
+            expected: "≥ 1",
+        });
+    }
+    if x.iter().any(|v| !v.is_finite()) {
+        return Err(Error::NonFinite { what: "x" });
+    }
+    Ok(levy_unchecked(x))
+}
+
+fn levy_unchecked(x: &[f64]) -> f64 {
+    let w: Vec<f64> = x.iter().map(|v| 1.0 + (v - 1.0) / 4.0).collect();
+    let d = w.len();
+    let s2 = |t: f64| t.sin().powi(2);
+    let mid: f64 = w[..d - 1]
+        .iter()
+        .map(|wi| (wi - 1.0).powi(2) * (1.0 + 10.0 * s2(PI * wi + 1.0)))
+        .sum();
+    let last = (w[d - 1] - 1.0).powi(2) * (1.0 + s2(2.0 * PI * w[d - 1]));
+    -(s2(PI * w[0]) + mid + last)
 }
 
 /// The 1-D toy (maximised). NaN for NaN x; finite for every other x.

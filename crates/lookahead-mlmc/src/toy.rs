@@ -32,6 +32,7 @@ impl LevelSampler for NestedToy {
         rng: &mut R,
     ) -> Result<LevelSamples> {
         let m = crate::mlmc::inner_samples(level)?;
+        crate::cost::inner_samples(n.saturating_mul(m));
         let mut fine = Vec::with_capacity(n);
         let mut coarse = Vec::with_capacity(if with_coarse { n } else { 0 });
         for _ in 0..n {

@@ -226,8 +226,13 @@ fn three_step_sampler_levels() {
         ThreeStepValueSampler::new(&gp, &[1.0], &b, best, Coupling::Antithetic, small_cfg())
             .unwrap();
     let mut rng = seeded(5);
-    let out = s.sample(1, 2, true, &mut rng).unwrap();
-    assert_eq!(out.cost, 4.0);
+    let (out, work) = lookahead_mlmc::cost::measure(|| s.sample(1, 2, true, &mut rng).unwrap());
+    // The cost is the work counted during the call: N = 2 fantasies, each
+    // with a middle-stage maximisation in the fine problem and in the two
+    // antithetic halves, solved twice (coupled solve), and M = 2 second-stage
+    // maximisations below each middle-stage objective value.
+    assert_eq!(out.cost, work.units());
+    assert!(work.inner_optimisations >= 2 * (1 + 2) * 2);
     let c = out.coarse.as_ref().unwrap();
     for (f, c) in out.fine.iter().zip(c) {
         assert!(*f >= e - 1e-12 && *c >= e - 1e-12);

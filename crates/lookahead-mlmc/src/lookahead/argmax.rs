@@ -5,6 +5,7 @@
 use super::config::{InnerSplit, InnerValue, SaaConfig};
 use super::depth::{Depth, maximize_nested};
 use super::nstep::{ei_restarts, merge_hints};
+use crate::cost::Work;
 use crate::error::Result;
 use crate::gp::ExactGp;
 use crate::mlmc::{Allocation, Coupling, MlmcConfig, allocate, inner_samples};
@@ -79,6 +80,9 @@ pub struct MlmcArgmax {
     pub allocation: Allocation,
     /// Per-level matched solutions.
     pub levels: Vec<ArgmaxLevel>,
+    /// The work done by the whole estimator ([`crate::cost`]): every inner
+    /// sample, inner optimisation, restart, L-BFGS iteration and GP solve.
+    pub work: Work,
 }
 
 fn dist(a: &[f64], b: &[f64]) -> f64 {
@@ -249,6 +253,7 @@ fn mlmc_argmax_core<R: Rng + ?Sized>(
     rng: &mut R,
     mut solve: impl FnMut(u32, usize, bool, &mut R) -> Result<LevelOptima>,
 ) -> Result<MlmcArgmax> {
+    let start = crate::cost::total();
     let d = bounds.dim();
     let mut x = vec![0.0; d];
     let mut value = 0.0;
@@ -307,5 +312,6 @@ fn mlmc_argmax_core<R: Rng + ?Sized>(
         value,
         allocation: alloc,
         levels,
+        work: crate::cost::total() - start,
     })
 }

@@ -68,15 +68,6 @@ impl Depth {
         }
     }
 
-    /// The cost of `N` fantasies at `M` inner samples, in inner samples
-    /// (`N` for analytic inner EI, which has none).
-    pub fn cost(&self, n: usize, m: usize) -> f64 {
-        match self {
-            Depth::Two(InnerValue::AnalyticEi) => n as f64,
-            _ => n as f64 * m as f64,
-        }
-    }
-
     /// Checks that `gp`, `bounds`, `x0` and `best_f` fit together.
     ///
     /// # Errors
@@ -89,7 +80,7 @@ impl Depth {
         best_f: f64,
     ) -> Result<()> {
         check_bounds(gp, bounds)?;
-        bounds.check_point("x0", x0)?;
+        bounds.check_in_box("x0", x0)?;
         check_best_f(best_f)
     }
 }

@@ -227,6 +227,48 @@ impl Lookahead<'_> {
     }
 }
 
+impl Lookahead<'_> {
+    /// Checks that `below` has this stage's shape: one entry per fantasy,
+    /// one per block, points of the children's box (finite), and the same
+    /// shape recursively below look-ahead children.
+    ///
+    /// # Errors
+    /// [`Error::DimensionMismatch`], [`Error::NonFinite`].
+    pub fn check_below(&self, below: &Below) -> Result<()> {
+        if below.0.len() != self.fantasies.len() {
+            return Err(Error::DimensionMismatch {
+                what: "maximisers per fantasy",
+                expected: self.fantasies.len(),
+                got: below.0.len(),
+            });
+        }
+        for (f, fb) in self.fantasies.iter().zip(&below.0) {
+            if fb.len() != f.blocks.len() {
+                return Err(Error::DimensionMismatch {
+                    what: "maximisers per block",
+                    expected: f.blocks.len(),
+                    got: fb.len(),
+                });
+            }
+            for (child, (xb, cb)) in f.blocks.iter().zip(fb) {
+                self.search.bounds.check_point("inner maximiser", xb)?;
+                match child {
+                    Stage::Lookahead(l) => l.check_below(cb)?,
+                    Stage::Last { .. } if !cb.0.is_empty() => {
+                        return Err(Error::DimensionMismatch {
+                            what: "maximisers below a last stage",
+                            expected: 0,
+                            got: cb.0.len(),
+                        });
+                    }
+                    Stage::Last { .. } => {}
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Search<'_> {
     /// The best local maximum of `child` under `(gp, best)` and the
     /// maximisers below it.
@@ -237,6 +279,7 @@ impl Search<'_> {
         best: f64,
         hints: Option<&Vec<Vec<f64>>>,
     ) -> Result<(LocalOptimum, Below)> {
+        crate::cost::inner_optimisation();
         let obj = StageObjective {
             stage: child,
             gp,
@@ -386,7 +429,7 @@ impl<'a> NStepSaa<'a> {
         if let Some(sol) = self.cache.get(x) {
             return Ok(sol);
         }
-        self.bounds.check_point("x", x)?;
+        self.bounds.check_in_box("x", x)?;
         let sol = self.root.solve(self.gp, self.best_f, x, &self.hints)?;
         self.cache.set(x, &sol);
         Ok(sol)
@@ -399,7 +442,7 @@ impl<'a> NStepSaa<'a> {
     /// hint, [`Error::NotPositiveDefinite`] when a fantasy duplicates a
     /// noise-free input, and solver errors.
     pub fn evaluate_with_hints(&self, x: &[f64], hints: &[Vec<Vec<f64>>]) -> Result<Solved> {
-        self.bounds.check_point("x", x)?;
+        self.bounds.check_in_box("x", x)?;
         self.check_hints(hints)?;
         self.root.solve(self.gp, self.best_f, x, hints)
     }
@@ -407,6 +450,16 @@ impl<'a> NStepSaa<'a> {
     /// The SAA objective at `x` with the maximisers below it held fixed.
     pub fn value_with_inner(&self, x: &[f64], below: &Below) -> f64 {
         self.root.fixed(self.gp, self.best_f, x, below)
+    }
+
+    /// [`NStepSaa::value_with_inner`] after checking `x` and the shape of `below`.
+    ///
+    /// # Errors
+    /// [`Error::DimensionMismatch`], [`Error::NonFinite`].
+    pub fn value_with_inner_checked(&self, x: &[f64], below: &Below) -> Result<f64> {
+        self.bounds.check_in_box("x", x)?;
+        self.root.check_below(below)?;
+        Ok(self.value_with_inner(x, below))
     }
 
     /// Maximises the value from each start (multi-start L-BFGS, envelope

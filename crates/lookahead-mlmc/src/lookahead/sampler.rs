@@ -64,6 +64,7 @@ impl<'a> ValueSampler<'a> {
         if n == 0 {
             return Err(Error::InvalidBatchSize { what: "n" });
         }
+        let start = crate::cost::total();
         let s = self.depth.draw(n, m, &self.bounds, &self.cfg, rng);
         let saa = |split| s.saa(self.gp, &self.bounds, self.best_f, split, self.cfg);
         let mut fine_p = saa(InnerSplit::Full)?;
@@ -86,15 +87,19 @@ impl<'a> ValueSampler<'a> {
         Ok(LevelSamples {
             fine: plus_ei(fine),
             coarse: coarse.map(plus_ei),
-            cost: self.depth.cost(n, m),
+            // Everything this call did: every inner sample, inner
+            // optimisation and GP solve of the fine and coarse problems.
+            cost: (crate::cost::total() - start).units(),
         })
     }
 }
 
 /// The two-step value `α₂(x₀)` at a fixed `x₀` as an MLMC problem: level
 /// `ℓ` uses `M = 2^ℓ` inner samples per fantasy; `P_ℓ^f = EI(x₀) + max qEI`
-/// on all of them, `P_{ℓ−1}^c` the antithetic or standard coarse value. Cost
-/// unit: inner samples (`N·2^ℓ` per call; `N` for analytic EI).
+/// on all of them, `P_{ℓ−1}^c` the antithetic or standard coarse value. Cost:
+/// the measured [`crate::cost::Work::units`] of the call (every inner sample
+/// of every q-EI evaluation, every GP solve, of the fine and coarse solves
+/// with all their restarts and L-BFGS iterations).
 ///
 /// Coupled solve (this crate's choice, to keep the coupling tight when the
 /// inner maximisation is multimodal): the fine and coarse inner problems are
@@ -138,7 +143,7 @@ impl LevelSampler for TwoStepValueSampler<'_> {
 /// `ℓ` uses `M = 2^ℓ` second-stage fantasies per first-stage one; the coarse
 /// value builds the second-stage fantasies per half (antithetic) or on the
 /// first half (standard) and averages the stage values, as in the paper.
-/// Cost unit: second-stage fantasies (`N·2^ℓ` per call). Each second-stage
+/// Cost: the measured [`crate::cost::Work::units`] of the call. Each second-stage
 /// fantasy needs an inner maximisation inside the middle one: keep `ℓ` and
 /// `N` small. Coupled solve as in [`TwoStepValueSampler`], with the middle
 /// maximisers of both problems as extra restarts.

@@ -230,15 +230,35 @@ impl<'a> ThreeStepSaa<'a> {
     /// The SAA objective at `x` with the middle and last-stage maximisers
     /// held fixed: `EI(x) + (1/N) Σᵢ mean_b [EI₁ᵢ(x₁ᵢ_b) + (1/|b|) Σⱼ EI₂ᵢⱼ(x₂ᵢ_bⱼ)]`.
     /// Never above [`ThreeStepSaa::evaluate`]'s value up to the solvers'
-    /// accuracy; its gradient in `x` is the envelope gradient; `−∞` when the
-    /// maximisers do not fit the problem's shape.
+    /// accuracy; its gradient in `x` is the envelope gradient.
     /// O(N · blocks · M · n²).
+    ///
+    /// # Errors
+    /// [`Error::DimensionMismatch`] when `x`, `x1` or `x2` do not fit the
+    /// problem's shape (one `x1` per fantasy and block, one `x2` per
+    /// second-stage fantasy of that block); [`Error::NonFinite`].
     pub fn value_with_inner(
         &self,
         x: &[f64],
         x1: &[Vec<Vec<f64>>],
         x2: &[Vec<Vec<Vec<f64>>>],
-    ) -> f64 {
+    ) -> Result<f64> {
+        if x1.len() != x2.len() {
+            return Err(Error::DimensionMismatch {
+                what: "x2 (one entry per fantasy)",
+                expected: x1.len(),
+                got: x2.len(),
+            });
+        }
+        for (a, b) in x1.iter().zip(x2) {
+            if a.len() != b.len() {
+                return Err(Error::DimensionMismatch {
+                    what: "x2 (one entry per block)",
+                    expected: a.len(),
+                    got: b.len(),
+                });
+            }
+        }
         let below = Below(
             x1.iter()
                 .zip(x2)
@@ -254,7 +274,7 @@ impl<'a> ThreeStepSaa<'a> {
                 })
                 .collect(),
         );
-        self.saa.value_with_inner(x, &below)
+        self.saa.value_with_inner_checked(x, &below)
     }
 
     /// Maximises `V₃(x)` from each start (multi-start L-BFGS, envelope

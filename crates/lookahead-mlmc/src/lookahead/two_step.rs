@@ -179,6 +179,7 @@ impl<'a> TwoStepSaa<'a> {
     ///
     /// # Errors
     /// [`Error::DimensionMismatch`] / [`Error::NonFinite`] for a bad `x`,
+    /// [`Error::InvalidParameter`] for `x` outside the box,
     /// [`Error::NotPositiveDefinite`] when a fantasy duplicates a noise-free input.
     pub fn evaluate(&self, x: &[f64]) -> Result<TwoStepSolution> {
         self.saa.evaluate(x).map(TwoStepSolution::from)
@@ -205,11 +206,16 @@ impl<'a> TwoStepSaa<'a> {
 
     /// The SAA objective at `x` with the inner batches held fixed
     /// (`inner_x[i][b]`): `EI(x) + (1/N) Σᵢ mean_b qEIᵢ_b(x'ᵢ_b)`. Never above
-    /// [`TwoStepSaa::evaluate`]'s value up to the inner solver's accuracy;
-    /// `−∞` when `inner_x` has not one entry per fantasy.
+    /// [`TwoStepSaa::evaluate`]'s value up to the inner solver's accuracy.
     /// O(N · blocks · (n² + M q²)).
-    pub fn value_with_inner(&self, x: &[f64], inner_x: &[Vec<Vec<f64>>]) -> f64 {
-        self.saa.value_with_inner(x, &Below::leaves(inner_x))
+    ///
+    /// # Errors
+    /// [`Error::DimensionMismatch`] when `x` is not a point of the box or
+    /// `inner_x` has not one entry per fantasy and block, each a `q·d`
+    /// batch; [`Error::NonFinite`] for a NaN or infinite coordinate.
+    pub fn value_with_inner(&self, x: &[f64], inner_x: &[Vec<Vec<f64>>]) -> Result<f64> {
+        self.saa
+            .value_with_inner_checked(x, &Below::leaves(inner_x))
     }
 
     /// Maximises `V(x)` from each start (multi-start L-BFGS, envelope
