@@ -42,7 +42,9 @@ pub fn problems(quick: bool) -> Result<Vec<Problem>, lookahead_mlmc::Error> {
     };
     Ok(if quick {
         vec![
-            p(TestFunction::branin(), 2, 2, false),
+            // One seed, one iteration each: enough to exercise the loop and
+            // plot the first step; the verdict needs the full budget.
+            p(TestFunction::branin(), 1, 1, false),
             p(TestFunction::hartmann6(), 1, 1, false),
         ]
     } else {
