@@ -1,0 +1,15 @@
+//! # svgp-ksvd — KEP-SVGP
+//!
+//! Yingyi Chen, Qinghua Tao, Francesco Tonin, Johan A. K. Suykens.
+//! *Self-Attention through Kernel-Eigen Pair Sparse Variational Gaussian
+//! Processes.* ICML 2024, arXiv 2402.01476.
+//!
+//! WIP.
+
+#![deny(missing_docs)]
+
+mod error;
+pub mod ksvd;
+pub mod svgp;
+
+pub use error::{Error, Result};
