@@ -8,8 +8,10 @@
 
 #![deny(missing_docs)]
 
+pub mod attention;
 mod error;
 pub mod ksvd;
+pub mod model;
 pub mod svgp;
 
 pub use error::{Error, Result};
