@@ -10,8 +10,11 @@
 
 pub mod attention;
 mod error;
+pub mod evaluate;
+pub mod experiment;
 pub mod ksvd;
 pub mod model;
+pub mod shift;
 pub mod svgp;
 
 pub use error::{Error, Result};
