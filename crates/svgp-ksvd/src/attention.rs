@@ -108,7 +108,7 @@ impl KepConfig {
                 max: head_dim,
             });
         }
-        let m = self.s.checked_mul(self.rank_multi).unwrap_or(usize::MAX);
+        let m = self.s.saturating_mul(self.rank_multi);
         if m > tokens {
             return Err(Error::RankTooLarge { s: m, max: tokens });
         }
@@ -208,7 +208,7 @@ impl KepSvgpAttention {
         rng: &mut R,
         dev: &Device,
     ) -> Result<Self> {
-        if width == 0 || heads == 0 || tokens == 0 || width % heads != 0 {
+        if width == 0 || heads == 0 || tokens == 0 || !width.is_multiple_of(heads) {
             return Err(Error::InvalidParameter {
                 name: "width / heads",
                 value: width as f64,
@@ -454,7 +454,7 @@ impl KepSvgpAttention {
             }
             (combine, [ge, gr]) => {
                 let (fe, var_e) = self.svgp(&ve, ge, rng.as_deref_mut())?;
-                let (fr, var_r) = self.svgp(&vr, gr, rng.as_deref_mut())?;
+                let (fr, var_r) = self.svgp(&vr, gr, rng)?;
                 let kl = (self.kl(ge, &lam_inv)? + self.kl(gr, &lam_inv)?)?;
                 match combine {
                     Combine::Sum => ((fe + fr)?, (var_e + var_r)?, kl),
@@ -512,7 +512,7 @@ impl SoftmaxAttention {
         rng: &mut R,
         dev: &Device,
     ) -> Result<Self> {
-        if width == 0 || heads == 0 || width % heads != 0 {
+        if width == 0 || heads == 0 || !width.is_multiple_of(heads) {
             return Err(Error::InvalidParameter {
                 name: "width / heads",
                 value: width as f64,
@@ -590,8 +590,7 @@ impl KepSvgpAttention {
         let to2 = |t: Tensor| -> Result<ndarray::Array2<f64>> {
             let (r, c) = t.dims2()?;
             let v = t.to_dtype(DType::F64)?.flatten_all()?.to_vec1::<f64>()?;
-            Ok(ndarray::Array2::from_shape_vec((r, c), v)
-                .map_err(|_| Error::TooLarge { what: "head" })?)
+            ndarray::Array2::from_shape_vec((r, c), v).map_err(|_| Error::TooLarge { what: "head" })
         };
         let lambda = self
             .lambda()?

@@ -145,7 +145,7 @@ impl Vit {
             c.classes,
         ]
         .contains(&0)
-            || c.width % c.heads != 0
+            || !c.width.is_multiple_of(c.heads)
         {
             return Err(Error::InvalidParameter {
                 name: "architecture",

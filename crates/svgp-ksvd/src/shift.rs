@@ -50,7 +50,7 @@ fn check_images(images: ArrayView2<'_, f32>, side: usize) -> Result<()> {
 /// [`Error::InvalidParameter`] unless `patch ≥ 1` divides `side`.
 pub fn patchify(images: ArrayView2<'_, f32>, side: usize, patch: usize) -> Result<Array2<f32>> {
     check_images(images, side)?;
-    if patch == 0 || side % patch != 0 {
+    if patch == 0 || !side.is_multiple_of(patch) {
         return Err(Error::InvalidParameter {
             name: "patch",
             value: patch as f64,
