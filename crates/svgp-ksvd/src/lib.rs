@@ -38,8 +38,8 @@
 //! use svgp_ksvd::svgp::{EigenPairSvgp, Posterior};
 //! # fn main() -> svgp_ksvd::Result<()> {
 //! // Asymmetric kernel K = Φ_q Φ_kᵀ of 6 tokens with 3-dimensional features.
-//! let phi_q = Array2::from_shape_fn((6, 3), |(i, j)| ((i * 3 + j) as f64).sin());
-//! let phi_k = Array2::from_shape_fn((6, 3), |(i, j)| ((i + 2 * j) as f64).cos());
+//! let phi_q = Array2::from_shape_fn((6, 3), |(i, j)| (((i + 1) * (j + 2)) as f64).sin());
+//! let phi_k = Array2::from_shape_fn((6, 3), |(i, j)| (0.7 * ((i + 2) * (j + 1)) as f64).cos());
 //! let ksvd = KernelSvd::from_features(phi_q.view(), phi_k.view(), 3)?;
 //! // Dual KSVD: K H_r = H_e Λ.
 //! let k = phi_q.dot(&phi_k.t());
