@@ -22,9 +22,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Array2::from_shape_fn((x.len(), p), |(i, j)| (omega[j] * x[i] + phase[j]).cos())
     };
     let draw = |rng: &mut mlcore::sampling::WorkspaceRng, m: usize| -> (Array1<f64>, Array2<f64>) {
-        let x = Array1::from_shape_fn(m, |_| rng.random_range(-3.0..3.0));
+        let x: Array1<f64> = Array1::from_shape_fn(m, |_| rng.random_range(-3.0..3.0));
         let y = Array2::from_shape_fn((m, 1), |(i, _)| {
-            (2.0 * x[i]).sin() + sigma * StandardNormal.sample(&mut *rng) as f64
+            (2.0 * x[i]).sin()
+                + sigma * <StandardNormal as Distribution<f64>>::sample(&StandardNormal, &mut *rng)
         });
         (x, y)
     };
