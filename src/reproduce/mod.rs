@@ -21,6 +21,7 @@ pub mod perceptanon;
 pub mod ricci_causal;
 pub mod rule_following;
 pub mod ssm_universality;
+pub mod svgp_ksvd;
 pub mod vint_pose;
 pub mod wl_transformer;
 
@@ -42,6 +43,7 @@ pub fn registry() -> Vec<Box<dyn Reproduction>> {
         Box::new(ricci_causal::RicciCausal),
         Box::new(rule_following::RuleFollowing),
         Box::new(ssm_universality::SsmUniversality),
+        Box::new(svgp_ksvd::SvgpKsvd),
         Box::new(vint_pose::VintPose),
         Box::new(wl_transformer::WlTransformer),
     ]

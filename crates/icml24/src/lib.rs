@@ -34,6 +34,7 @@
 //! | `ricci_causal` | `ricci-causal` | Ricci curvature, Ricci flow and causal estimation on networks (Farzam et al.) |
 //! | `rule_following` | `rule-following` | case-based vs rule-based reasoning: math tasks, leave-square-out splits, rule traces, kNN and a tiny transformer (Hu et al.) |
 //! | `ssm_universality` | `ssm-universality` | linear diagonal recurrences + MLPs: lossless encodings, Vandermonde conditioning, complex vs real spectra (Orvieto et al.) |
+//! | `svgp_ksvd` | `svgp-ksvd` | KEP-SVGP attention: kernel SVD of the asymmetric attention kernel + eigen-pair SVGPs with a diagonal prior (Chen et al.) |
 //! | `vint_pose` | `vint-pose` | visuo-tactile in-hand object pose: SE(3), ADD/ADD-S/AUC, ICP with tactile fusion, MJCF hand (Wan et al., VinT-6D) |
 //! | `wl_transformer` | `wl-transformer` | the Weisfeiler–Leman hierarchy, tuple tokens, LPE/SPE/RRWP, the (k,s)-GT and the Edge Transformer (Müller & Morris) |
 //!
@@ -75,6 +76,8 @@ pub use ricci_causal;
 pub use rule_following;
 #[cfg(feature = "ssm-universality")]
 pub use ssm_universality;
+#[cfg(feature = "svgp-ksvd")]
+pub use svgp_ksvd;
 #[cfg(feature = "tabular-mdp")]
 pub use tabular_mdp;
 #[cfg(feature = "vint-pose")]
