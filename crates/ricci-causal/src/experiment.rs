@@ -165,7 +165,7 @@ impl CurvatureErrorExperiment {
         let r = self.replicates as f64;
         for _ in 0..self.replicates {
             let s = self.dgp.sample(&g, u.view(), rng)?;
-            let truth = s.true_effect(Estimand::Individual);
+            let truth = s.true_effect(Estimand::Individual)?;
             for est in 0..k {
                 let mut per = [0.0; 2];
                 for (side, a) in [None, Some(aff.as_slice())].into_iter().enumerate() {

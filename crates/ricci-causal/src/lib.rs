@@ -37,7 +37,10 @@
 //! | network DGP, exposure, estimands, √PEHE | [`causal::NetworkDgp`], [`causal::exposure`], [`causal::Estimand`], [`causal::sqrt_pehe`] |
 //! | estimators (Hájek, regression, GCN) | [`estimators::HajekExposure`], [`estimators::RegressionAdjustment`], [`estimators::SgcEstimator`] |
 //! | curvature as reliability | [`reliability::curvature_error_report`] |
-//! | the experiment (error vs curvature, flow vs original) | [`experiment::CurvatureErrorExperiment`] |
+//! | the experiment (error vs curvature, flow vs original), covariates constant within communities | [`experiment::CurvatureErrorExperiment`] |
+//! | the fair experiment (mixing ratio, exposure mapping, three estimators × two partitions) | [`interference::InterferenceExperiment`] |
+//! | Ricci-flow / curvature communities (modularity-best cut) | [`partition::threshold_partition`], [`partition::modularity`] |
+//! | Zachary's karate club, vendored with checksums | [`data::karate_from`] |
 //! | test graphs | [`generators`] |
 //!
 //! **Choices and deviations** (each also documented at its item):
@@ -80,12 +83,15 @@
 
 pub mod causal;
 pub mod curvature;
+pub mod data;
 pub mod error;
 pub mod estimators;
 pub mod experiment;
 pub mod flow;
 pub mod generators;
 pub mod graph;
+pub mod interference;
+pub mod partition;
 pub mod reliability;
 pub mod transport;
 
