@@ -17,7 +17,15 @@ use std::path::Path;
 /// [`Error::Parse`] for a malformed line or a club list that does not
 /// cover nodes `0..n`; graph-construction errors.
 pub fn karate_from(dir: impl AsRef<Path>) -> Result<(WeightedGraph, Vec<usize>)> {
-    let ds = Dataset::open(dir)?;
+    karate_dataset(&Dataset::open(dir)?)
+}
+
+/// [`karate_from`] on an opened [`Dataset`] (the runner's
+/// `ctx.dataset("karate")`).
+///
+/// # Errors
+/// As [`karate_from`].
+pub fn karate_dataset(ds: &Dataset) -> Result<(WeightedGraph, Vec<usize>)> {
     let pairs = |file: &str| -> Result<Vec<(usize, usize)>> {
         let text = ds.read_to_string(file)?;
         let mut out = Vec::new();
