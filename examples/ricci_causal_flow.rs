@@ -30,7 +30,7 @@ fn main() -> Result<(), ricci_causal::Error> {
     );
 
     let b = barbell(4, 0)?;
-    let bridge = b.edge_between(3, 4).expect("bridge");
+    let bridge = b.edge_between(3, 4)?.expect("bridge");
     let r = RicciFlow {
         iterations: 10,
         ..Default::default()

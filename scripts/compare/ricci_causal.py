@@ -20,8 +20,14 @@ Part 1 (agreement): max |κ_ours − κ_GRC| over all edges of each graph
 Part 2 (speed): medians on G(n, 4n) for n = 250, 500, 1000 and on
 G(2500, 10⁴), ratio GRC / ours, and the growth exponent (log-log slope of
 time against m) of each side.
+Part 3 (speed, weighted): the same sizes with lengths U(0.5, 2) (GRC's
+measure ∝ e^{-w²} is then not uniform and distances need Dijkstra): exact
+ORC, and one Ricci-flow iteration (``compute_ricci_flow(iterations=1)``,
+its initial curvature included, against ours ``--flow 1``), with the
+agreement of κ and of the flowed weights.
 
-Setup (once, from the repository root):
+Setup (once, from the repository root; any venv works, e.g. under your
+target directory):
 
     python3 -m venv target/compare-venv
     target/compare-venv/bin/pip install graphriccicurvature==0.6.1 networkx pot threadpoolctl
@@ -31,7 +37,8 @@ Run (from the repository root):
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE target/compare-venv/bin/python scripts/compare/ricci_causal.py
 
 Options: ``--repeats N`` (runs per side and graph, default 5), ``--runs N``
-(repeat the timing N times and keep each side's best median; default 1).
+(repeat the timing N times and keep each side's best median; default 1),
+``--only unweighted|weighted`` (one speed section).
 Exit status 1 if an agreement check fails.
 """
 
@@ -100,6 +107,21 @@ def grc_curvature(G: nx.Graph, repeats: int) -> tuple[float, dict]:
     return times[len(times) // 2], {(u, v): d["ricciCurvature"] for u, v, d in orc.G.edges(data=True)}
 
 
+def grc_flow_time(G: nx.Graph, iterations: int, repeats: int) -> tuple[float, dict]:
+    """Median time of ``compute_ricci_flow(iterations)`` (initial curvature
+    included, as ours) on fresh copies, and the final weights."""
+    from GraphRicciCurvature.OllivierRicci import OllivierRicci
+
+    times, H = [], None
+    for _ in range(repeats):
+        orc = OllivierRicci(G.copy(), alpha=0.5, method="OTD", proc=1, verbose="ERROR")
+        t = time.perf_counter()
+        H = orc.compute_ricci_flow(iterations=iterations)
+        times.append(time.perf_counter() - t)
+    times.sort()
+    return times[len(times) // 2], {(u, v): d["weight"] for u, v, d in H.edges(data=True)}
+
+
 def grc_flow(G: nx.Graph, iterations: int) -> dict:
     from GraphRicciCurvature.OllivierRicci import OllivierRicci
 
@@ -123,11 +145,62 @@ def weighted(G: nx.Graph, seed: int) -> nx.Graph:
     return G
 
 
+def slope(xs: list[float], ys: list[float]) -> float:
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+
+def weighted_speed(args) -> bool:
+    """Weighted G(n, 4n), lengths U(0.5, 2): exact ORC (OTD) and one
+    Ricci-flow iteration (initial curvature included on both sides)."""
+    ok = True
+    sizes = [(250, 1000, 21), (500, 2000, 22), (1000, 4000, 23), (2500, 10_000, 24)]
+    rows = []
+    for n, m, seed in sizes:
+        G = weighted(nx.gnm_random_graph(n, m, seed=seed), seed + 100)
+        path = write(G, f"wgnm_{n}_{m}", True)
+        best = [math.inf, math.inf, math.inf, math.inf, 0.0, 0.0]
+        for _ in range(args.runs):
+            t_ours, ov = ours(path, args.repeats)
+            t_grc, gv = grc_curvature(G, args.repeats)
+            f_ours, ofw = ours(path, args.repeats, flow=1)
+            f_grc, gfw = grc_flow_time(G, 1, args.repeats)
+            d_k, d_w = max_diff(ov, gv), max_diff(ofw, gfw)
+            best = [
+                min(best[0], t_ours["median_s"]),
+                min(best[1], t_grc),
+                min(best[2], f_ours["median_s"]),
+                min(best[3], f_grc),
+                max(best[4], d_k),
+                max(best[5], d_w),
+            ]
+        ok &= best[4] <= 1e-6 and best[5] <= 1e-6
+        rows.append((n, m, *best))
+    print("\n## Speed on weighted G(n, 4n), lengths U(0.5, 2), one core (median of", args.repeats, "runs; best of", args.runs, "run(s))\n")
+    print("| graph | ORC ours (ms) | ORC GRC (ms) | GRC / ours | flow 1 it. ours (ms) | flow 1 it. GRC (ms) | GRC / ours | max |Δκ| | max |Δw| |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for n, m, to, tg, fo, fg, dk, dw in rows:
+        print(
+            f"| G({n}, {m}) | {to * 1e3:.1f} | {tg * 1e3:.0f} | {tg / to:.1f}× | {fo * 1e3:.1f} | {fg * 1e3:.0f} | "
+            f"{fg / fo:.1f}× | {dk:.1e} | {dw:.1e} |"
+        )
+    xs = [math.log(r[1]) for r in rows]
+    for side, k in (("ORC ours", 2), ("ORC GRC", 3), ("flow ours", 4), ("flow GRC", 5)):
+        print(f"growth exponent {side} (time ∝ m^k, m = 1000…10⁴): k = {slope(xs, [math.log(r[k]) for r in rows]):.2f}")
+    return ok
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--no-malloc-tuning", action="store_true")
+    ap.add_argument(
+        "--only",
+        choices=["all", "unweighted", "weighted"],
+        default="all",
+        help="which speed sections to run (agreement always runs)",
+    )
     args = ap.parse_args()
     build()
     for line in _common.machine_report("ricci_causal.py"):
@@ -166,30 +239,33 @@ def main() -> int:
         ok &= d <= 1e-6
         print(f"| {name} flow weights, 3 iterations | {G.number_of_edges()} | {d:.2e} | {d <= 1e-6} |")
 
-    print("\n## Speed, one core (median of", args.repeats, "runs; best of", args.runs, "run(s))\n")
-    sizes = [(250, 1000, 11), (500, 2000, 1), (1000, 4000, 12), (2500, 10_000, 13)]
-    best: dict[tuple[int, int], list[float]] = {}
-    for _ in range(args.runs):
-        for n, m, seed in sizes:
-            G = nx.gnm_random_graph(n, m, seed=seed)
-            path = write(G, f"gnm_{n}_{m}", False)
-            t_ours, ov = ours(path, args.repeats)
-            t_grc, gv = grc_curvature(G, args.repeats)
-            d = max_diff(ov, gv)
-            ok &= d <= 1e-6
-            prev = best.get((n, m), [math.inf, math.inf, 0.0])
-            best[(n, m)] = [min(prev[0], t_ours["median_s"]), min(prev[1], t_grc), max(prev[2], d)]
-    print("| graph | ours (ms) | GRC (ms) | GRC / ours | max abs diff |")
-    print("|---|---:|---:|---:|---:|")
-    for (n, m), (to, tg, d) in best.items():
-        print(f"| G({n}, {m}) | {to * 1e3:.1f} | {tg * 1e3:.0f} | {tg / to:.1f}× | {d:.1e} |")
-    xs = [math.log(m) for (_, m) in list(best)[:3]]
-    for side, k in (("ours", 0), ("GRC", 1)):
-        ys = [math.log(best[key][k]) for key in list(best)[:3]]
-        mx, my = sum(xs) / 3, sum(ys) / 3
-        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
-        print(f"\ngrowth exponent {side} (time ∝ m^k over m = 1000, 2000, 4000): k = {slope:.2f}", end="")
-    print()
+    if args.only in ("all", "unweighted"):
+        print("\n## Speed, one core (median of", args.repeats, "runs; best of", args.runs, "run(s))\n")
+        sizes = [(250, 1000, 11), (500, 2000, 1), (1000, 4000, 12), (2500, 10_000, 13)]
+        best: dict[tuple[int, int], list[float]] = {}
+        for _ in range(args.runs):
+            for n, m, seed in sizes:
+                G = nx.gnm_random_graph(n, m, seed=seed)
+                path = write(G, f"gnm_{n}_{m}", False)
+                t_ours, ov = ours(path, args.repeats)
+                t_grc, gv = grc_curvature(G, args.repeats)
+                d = max_diff(ov, gv)
+                ok &= d <= 1e-6
+                prev = best.get((n, m), [math.inf, math.inf, 0.0])
+                best[(n, m)] = [min(prev[0], t_ours["median_s"]), min(prev[1], t_grc), max(prev[2], d)]
+        print("| graph | ours (ms) | GRC (ms) | GRC / ours | max abs diff |")
+        print("|---|---:|---:|---:|---:|")
+        for (n, m), (to, tg, d) in best.items():
+            print(f"| G({n}, {m}) | {to * 1e3:.1f} | {tg * 1e3:.0f} | {tg / to:.1f}× | {d:.1e} |")
+        xs = [math.log(m) for (_, m) in list(best)[:3]]
+        for side, k in (("ours", 0), ("GRC", 1)):
+            ys = [math.log(best[key][k]) for key in list(best)[:3]]
+            mx, my = sum(xs) / 3, sum(ys) / 3
+            slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+            print(f"\ngrowth exponent {side} (time ∝ m^k over m = 1000, 2000, 4000): k = {slope:.2f}", end="")
+        print()
+    if args.only in ("all", "weighted"):
+        ok &= weighted_speed(args)
     print("\nall agreement checks passed" if ok else "\nAGREEMENT FAILED")
     return 0 if ok else 1
 

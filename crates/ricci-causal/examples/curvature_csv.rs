@@ -60,7 +60,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let mut out = String::new();
     for (e, v) in values.iter().enumerate() {
-        let (a, b) = g.edge_labels(e);
+        let (a, b) = g.edge_labels(e)?;
         out.push_str(&format!("{a} {b} {v:.12}\n"));
     }
     std::fs::write(output, out)?;

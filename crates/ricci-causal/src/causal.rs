@@ -102,9 +102,16 @@ impl NetworkSample {
     }
 
     /// The potential outcomes `Yᵢ(t, z)` of every unit (noise included).
-    pub fn potential(&self, t: f64, z: f64) -> Array1<f64> {
+    /// `O(n)`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a non-finite `t` or `z`;
+    /// [`Error::NonFinite`] when an outcome overflows.
+    pub fn potential(&self, t: f64, z: f64) -> Result<Array1<f64>> {
+        require(t.is_finite(), "t", t, "a finite treatment level")?;
+        require(z.is_finite(), "z", z, "a finite exposure")?;
         let p = &self.dgp;
-        Array1::from_shape_fn(self.len(), |i| {
+        let y = Array1::from_shape_fn(self.len(), |i| {
             let s = self.signal[i];
             p.beta0
                 + p.beta_x * s
@@ -113,13 +120,18 @@ impl NetworkSample {
                 + p.beta_z * z
                 + p.beta_tz * t * z
                 + self.noise[i]
-        })
+        });
+        finite_all("potential outcome (overflow)", y.iter())?;
+        Ok(y)
     }
 
-    /// The true per-unit effect of an estimand.
-    pub fn true_effect(&self, e: Estimand) -> Array1<f64> {
+    /// The true per-unit effect of an estimand. `O(n)`.
+    ///
+    /// # Errors
+    /// [`Error::NonFinite`] when an outcome overflows.
+    pub fn true_effect(&self, e: Estimand) -> Result<Array1<f64>> {
         let ((t1, z1), (t0, z0)) = e.contrast();
-        self.potential(t1, z1) - self.potential(t0, z0)
+        Ok(self.potential(t1, z1)? - self.potential(t0, z0)?)
     }
 }
 
@@ -149,21 +161,22 @@ impl Estimand {
 /// per edge, 1 when `None`: the fraction of treated neighbours). `O(m)`.
 ///
 /// # Errors
-/// [`Error::LengthMismatch`] for `t` or the affinity; [`Error::NoNeighbours`]
-/// for a node with no neighbour (or zero total affinity).
+/// [`Error::LengthMismatch`] for `t` or the affinity; [`Error::NonFinite`]
+/// for a NaN/∞ treatment; [`Error::InvalidParameter`] for a negative or
+/// non-finite affinity; [`Error::NoNeighbours`] for a node with no
+/// neighbour (or zero total affinity).
 pub fn exposure<N: NodeLabel>(
     g: &WeightedGraph<N>,
     t: ArrayView1<'_, f64>,
     affinity: Option<&[f64]>,
 ) -> Result<Array1<f64>> {
     len_check("t", g.n_nodes(), t.len())?;
-    if let Some(a) = affinity {
-        len_check("affinity", g.n_edges(), a.len())?;
-    }
+    finite_all("t", t.iter())?;
+    check_affinity(g, affinity)?;
     let mut z = Array1::zeros(g.n_nodes());
     for i in 0..g.n_nodes() {
         let (mut num, mut den) = (0.0, 0.0);
-        for &(j, e) in g.neighbours(i) {
+        for &(j, e) in g.nbrs(i) {
             let a = affinity.map_or(1.0, |a| a[e]);
             num += a * t[j];
             den += a;
@@ -177,23 +190,25 @@ pub fn exposure<N: NodeLabel>(
 }
 
 /// Neighbour average `x̄ᵢ = Σ_j a_ij xⱼ / Σ_j a_ij` of the rows of `x`
-/// (zero row for a node without neighbours). `O(m p)`.
+/// (zero row for a node without neighbours). `O(m p)`. Finite inputs
+/// above ~1e307 in magnitude can overflow the sum: the result is checked.
 ///
 /// # Errors
-/// [`Error::LengthMismatch`].
+/// [`Error::LengthMismatch`]; [`Error::NonFinite`] for a NaN/∞ covariate or
+/// an overflowed mean; [`Error::InvalidParameter`] for a negative or
+/// non-finite affinity.
 pub fn neighbour_mean<N: NodeLabel>(
     g: &WeightedGraph<N>,
     x: ArrayView2<'_, f64>,
     affinity: Option<&[f64]>,
 ) -> Result<Array2<f64>> {
     len_check("x rows", g.n_nodes(), x.nrows())?;
-    if let Some(a) = affinity {
-        len_check("affinity", g.n_edges(), a.len())?;
-    }
+    finite_all("x", x.iter())?;
+    check_affinity(g, affinity)?;
     let mut out = Array2::zeros(x.raw_dim());
     for i in 0..g.n_nodes() {
         let mut den = 0.0;
-        for &(j, e) in g.neighbours(i) {
+        for &(j, e) in g.nbrs(i) {
             let a = affinity.map_or(1.0, |a| a[e]);
             den += a;
             out.row_mut(i).scaled_add(a, &x.row(j));
@@ -202,7 +217,37 @@ pub fn neighbour_mean<N: NodeLabel>(
             out.row_mut(i).mapv_inplace(|v| v / den);
         }
     }
+    finite_all("neighbour mean (overflow)", out.iter())?;
     Ok(out)
+}
+
+/// The first non-finite value of `v` as [`Error::NonFinite`].
+pub(crate) fn finite_all<'a>(
+    what: &'static str,
+    v: impl IntoIterator<Item = &'a f64>,
+) -> Result<()> {
+    match v.into_iter().position(|x| !x.is_finite()) {
+        Some(index) => Err(Error::NonFinite { what, index }),
+        None => Ok(()),
+    }
+}
+
+/// An affinity vector: one finite value `≥ 0` per edge.
+pub(crate) fn check_affinity<N: NodeLabel>(
+    g: &WeightedGraph<N>,
+    affinity: Option<&[f64]>,
+) -> Result<()> {
+    if let Some(a) = affinity {
+        len_check("affinity", g.n_edges(), a.len())?;
+        if let Some(&v) = a.iter().find(|v| !(v.is_finite() && **v >= 0.0)) {
+            return Err(Error::InvalidParameter {
+                name: "affinity",
+                value: v,
+                expected: "a finite affinity ≥ 0 per edge",
+            });
+        }
+    }
+    Ok(())
 }
 
 pub(crate) fn len_check(what: &'static str, expected: usize, got: usize) -> Result<()> {
@@ -221,7 +266,9 @@ pub(crate) fn len_check(what: &'static str, expected: usize, got: usize) -> Resu
 /// community means `μ_c ~ N(0, spread²·I)` (`p` columns).
 ///
 /// # Errors
-/// [`Error::InvalidParameter`] for `p = 0` or negative spreads.
+/// [`Error::InvalidParameter`] for `p = 0` or negative spreads;
+/// [`Error::TooLarge`] when `(max label + 1) × p` or `n × p` overflows or
+/// exceeds [`mlcore::check::MAX_ALLOC_BYTES`].
 pub fn community_latents<R: Rng + ?Sized>(
     labels: &[usize],
     p: usize,
@@ -242,7 +289,15 @@ pub fn community_latents<R: Rng + ?Sized>(
         within,
         "within ≥ 0",
     )?;
-    let k = labels.iter().copied().max().map_or(0, |m| m + 1);
+    let k = match labels.iter().copied().max() {
+        None => 0,
+        Some(m) => m.checked_add(1).ok_or_else(|| Error::TooLarge {
+            what: "community means",
+            size: "the largest label + 1 overflows usize".into(),
+        })?,
+    };
+    mlcore::check::alloc_len(&[k, p], 8, "community means")?;
+    mlcore::check::alloc_len(&[labels.len(), p], 8, "latent covariates")?;
     let mu: Array2<f64> = standard_normal((k, p), rng) * spread;
     let eps: Array2<f64> = standard_normal((labels.len(), p), rng) * within;
     Ok(Array2::from_shape_fn((labels.len(), p), |(i, j)| {
@@ -292,7 +347,8 @@ impl NetworkDgp {
     ///
     /// # Errors
     /// [`NetworkDgp::check`]'s; [`Error::LengthMismatch`] when `u` has not
-    /// `n` rows; [`Error::NonFinite`]; [`Error::NoNeighbours`].
+    /// `n` rows; [`Error::NonFinite`] for non-finite `u` or when extreme
+    /// finite values overflow an outcome; [`Error::NoNeighbours`].
     pub fn sample<N: NodeLabel, R: Rng + ?Sized>(
         &self,
         g: &WeightedGraph<N>,
@@ -343,16 +399,26 @@ impl NetworkDgp {
                 + p.beta_tz * t * z
                 + s.noise[i]
         });
+        // Extreme (finite) coefficients or covariates can overflow.
+        finite_all("x (overflow)", s.x.iter())?;
+        finite_all("y (overflow)", s.y.iter())?;
         Ok(s)
     }
 }
 
 /// `√PEHE = √(mean (τ̂ᵢ − τᵢ)²)`.
 ///
+/// Computed as `s·√(mean ((τ̂ᵢ − τᵢ)/s)²)` with `s = max |τ̂ᵢ − τᵢ|`, so finite
+/// inputs never overflow to ∞. `O(n)`.
+///
 /// # Errors
-/// [`Error::LengthMismatch`]; [`Error::LengthMismatch`] with 0 for empty input.
+/// [`Error::LengthMismatch`]; [`Error::LengthMismatch`] with 0 for empty
+/// input; [`Error::NonFinite`] for a NaN/∞ estimate or truth, or a
+/// difference that overflows (`|τ̂ᵢ − τᵢ| > f64::MAX`).
 pub fn sqrt_pehe(estimate: ArrayView1<'_, f64>, truth: ArrayView1<'_, f64>) -> Result<f64> {
     len_check("estimate", truth.len(), estimate.len())?;
+    finite_all("estimate", estimate.iter())?;
+    finite_all("truth", truth.iter())?;
     if truth.is_empty() {
         return Err(Error::LengthMismatch {
             what: "truth",
@@ -360,11 +426,12 @@ pub fn sqrt_pehe(estimate: ArrayView1<'_, f64>, truth: ArrayView1<'_, f64>) -> R
             got: 0,
         });
     }
-    Ok((estimate
-        .iter()
-        .zip(truth)
-        .map(|(a, b)| (a - b).powi(2))
-        .sum::<f64>()
-        / truth.len() as f64)
-        .sqrt())
+    let d: Vec<f64> = estimate.iter().zip(truth).map(|(a, b)| a - b).collect();
+    finite_all("estimate − truth (overflow)", d.iter())?;
+    let scale = d.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    if scale == 0.0 {
+        return Ok(0.0);
+    }
+    let ms = d.iter().map(|x| (x / scale).powi(2)).sum::<f64>() / d.len() as f64;
+    Ok(scale * ms.sqrt())
 }

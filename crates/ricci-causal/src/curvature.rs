@@ -57,7 +57,11 @@ pub enum OtSolver {
 
 /// Hyper-parameters of Ollivier–Ricci curvature. `Default` is
 /// GraphRicciCurvature's `OllivierRicci(G, alpha=0.5, method="OTD",
-/// exp_power=2, nbr_topk=3000)`.
+/// exp_power=2)` **without** its neighbourhood truncation: the default
+/// measure keeps every neighbour (`nbr_topk: None`), so the curvature is
+/// exact on every graph. GRC keeps only the `nbr_topk = 3000` heaviest
+/// neighbours of a node; [`OllivierConfig::grc_compatible`] opts into that
+/// (identical to the default on graphs whose maximum degree is ≤ 3000).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct OllivierConfig {
     /// Laziness `α ∈ [0, 1)`: mass kept at the node.
@@ -66,7 +70,10 @@ pub struct OllivierConfig {
     pub measure: Measure,
     /// Transport solver.
     pub solver: OtSolver,
-    /// Keep only the `k` heaviest neighbours in the measure (GRC: 3000).
+    /// `None` (the default): every neighbour carries mass, exact curvature.
+    /// `Some(k)`: keep only the `k` heaviest neighbours in the measure (ties
+    /// by larger node index) and renormalise, as GRC does with its
+    /// `nbr_topk` (3000 there); an approximation on nodes of degree `> k`.
     pub nbr_topk: Option<usize>,
     /// Per-edge work on rayon's pool (results identical to the serial run:
     /// each edge is an independent deterministic problem).
@@ -79,17 +86,32 @@ impl Default for OllivierConfig {
             alpha: 0.5,
             measure: Measure::default(),
             solver: OtSolver::Exact,
-            nbr_topk: Some(3000),
+            nbr_topk: None,
             parallel: true,
         }
     }
 }
+
+/// GraphRicciCurvature 0.6.1's neighbourhood truncation (`nbr_topk`).
+pub const GRC_NBR_TOPK: usize = 3000;
 
 impl OllivierConfig {
     /// The default with laziness `alpha`.
     pub fn with_alpha(alpha: f64) -> Self {
         OllivierConfig {
             alpha,
+            ..Default::default()
+        }
+    }
+
+    /// GraphRicciCurvature 0.6.1's exact setting, truncation included:
+    /// the default with `nbr_topk: Some(3000)` ([`GRC_NBR_TOPK`]). Use it to
+    /// reproduce GRC's numbers on graphs with nodes of degree above 3000
+    /// (there GRC's curvature is an approximation); elsewhere it equals the
+    /// default.
+    pub fn grc_compatible() -> Self {
+        OllivierConfig {
+            nbr_topk: Some(GRC_NBR_TOPK),
             ..Default::default()
         }
     }
@@ -186,7 +208,7 @@ fn lazy_into<N: NodeLabel>(
 ) {
     sup.clear();
     mass.clear();
-    let nb = g.neighbours(x);
+    let nb = g.nbrs(x);
     if nb.is_empty() {
         sup.push(x);
         mass.push(1.0);
@@ -255,7 +277,7 @@ fn uniform_length<N: NodeLabel>(g: &WeightedGraph<N>) -> Option<f64> {
 
 /// Whether `a` and `b` share a neighbour (sorted merge, `O(deg a + deg b)`).
 fn common_neighbour<N: NodeLabel>(g: &WeightedGraph<N>, a: usize, b: usize) -> bool {
-    let (p, q) = (g.neighbours(a), g.neighbours(b));
+    let (p, q) = (g.nbrs(a), g.nbrs(b));
     let (mut i, mut j) = (0, 0);
     while i < p.len() && j < q.len() {
         match p[i].0.cmp(&q[j].0) {
@@ -272,14 +294,14 @@ fn dist<N: NodeLabel>(g: &WeightedGraph<N>, d: Metric<'_>, a: usize, b: usize) -
     match d {
         Metric::Uniform(w) => Ok(if a == b {
             0.0
-        } else if g.edge_between(a, b).is_some() {
+        } else if g.find_edge(a, b).is_some() {
             w
         } else if common_neighbour(g, a, b) {
             2.0 * w
         } else {
             3.0 * w
         }),
-        Metric::Table(t) => match t.get(a, b) {
+        Metric::Table(t) => match t.lookup(a, b) {
             Some(v) if v.is_finite() => Ok(v),
             _ => Err(Error::Disconnected {
                 u: show(&g.labels()[a]),
@@ -365,13 +387,13 @@ fn exact_reduced<N: NodeLabel>(
             }
             for (k, &b) in s.ry.iter().enumerate() {
                 s.pos[b] = k as u32;
-                for &(v, _) in g.neighbours(b) {
+                for &(v, _) in g.nbrs(b) {
                     s.stamp[v] |= 1u64 << k;
                 }
             }
             for &a in &s.rx {
                 let (mut adj, mut com) = (0u64, 0u64);
-                for &(v, _) in g.neighbours(a) {
+                for &(v, _) in g.nbrs(a) {
                     com |= s.stamp[v];
                     let k = s.pos[v];
                     if k != u32::MAX {
@@ -391,7 +413,7 @@ fn exact_reduced<N: NodeLabel>(
             }
             for &b in &s.ry {
                 s.pos[b] = u32::MAX;
-                for &(v, _) in g.neighbours(b) {
+                for &(v, _) in g.nbrs(b) {
                     s.stamp[v] = 0;
                 }
             }
@@ -415,7 +437,7 @@ fn edge_kappa<N: NodeLabel>(
     e: usize,
     s: &mut EdgeScratch,
 ) -> Result<(f64, SolverUsed)> {
-    let (x, y) = g.edge(e);
+    let (x, y) = g.edge_at(e);
     let dxy = dist(g, d, x, y)?;
     if dxy < SHORT_EDGE {
         return Ok((0.0, SolverUsed::Exact));
@@ -453,7 +475,8 @@ fn edge_kappa<N: NodeLabel>(
 /// distances in `d`. `O((deg x + 1)(deg y + 1))` per simplex pivot.
 ///
 /// # Errors
-/// [`Error::IndexOutOfRange`]; the config's errors; [`Error::Disconnected`]
+/// [`Error::IndexOutOfRange`]; the config's errors; [`Error::LengthMismatch`]
+/// when `d` belongs to a graph of another size; [`Error::Disconnected`]
 /// if `d` lacks a needed distance; transport errors.
 pub fn ollivier_edge<N: NodeLabel>(
     g: &WeightedGraph<N>,
@@ -467,6 +490,13 @@ pub fn ollivier_edge<N: NodeLabel>(
             what: "edge",
             index: e,
             len: g.n_edges(),
+        });
+    }
+    if d.n_nodes() != g.n_nodes() {
+        return Err(Error::LengthMismatch {
+            what: "distances",
+            expected: g.n_nodes(),
+            got: d.n_nodes(),
         });
     }
     edge_kappa(g, Metric::Table(d), cfg, e, &mut EdgeScratch::default())
@@ -575,9 +605,9 @@ pub fn jost_liu_bounds<N: NodeLabel>(g: &WeightedGraph<N>, e: usize) -> Result<(
             len: g.n_edges(),
         });
     }
-    let (x, y) = g.edge(e);
-    let (dx, dy) = (g.degree(x) as f64, g.degree(y) as f64);
-    let t = g.triangles(e) as f64;
+    let (x, y) = g.edge_at(e);
+    let (dx, dy) = (g.deg(x) as f64, g.deg(y) as f64);
+    let t = g.tri(e) as f64;
     let (lo, hi) = (dx.min(dy), dx.max(dy));
     let pos = |v: f64| v.max(0.0);
     let lower =
@@ -605,13 +635,12 @@ pub fn forman<N: NodeLabel>(g: &WeightedGraph<N>, kind: FormanKind) -> Vec<f64> 
     let w = g.weights();
     (0..g.n_edges())
         .map(|e| {
-            let (x, y) = g.edge(e);
+            let (x, y) = g.edge_at(e);
             let we = w[e];
-            let common =
-                |z: usize| g.edge_between(x, z).is_some() && g.edge_between(y, z).is_some();
+            let common = |z: usize| g.find_edge(x, z).is_some() && g.find_edge(y, z).is_some();
             let mut par = 0.0;
             let mut faces = 0.0;
-            for &(z, f) in g.neighbours(x) {
+            for &(z, f) in g.nbrs(x) {
                 if z == y {
                     continue;
                 }
@@ -621,7 +650,7 @@ pub fn forman<N: NodeLabel>(g: &WeightedGraph<N>, kind: FormanKind) -> Vec<f64> 
                 }
                 par += 1.0 / (we * w[f]).sqrt();
             }
-            for &(z, f) in g.neighbours(y) {
+            for &(z, f) in g.nbrs(y) {
                 if z == x || (kind == FormanKind::Augmented && common(z)) {
                     continue;
                 }
@@ -671,7 +700,7 @@ pub fn node_curvature<N: NodeLabel>(
     let w = g.weights();
     Ok((0..g.n_nodes())
         .map(|i| {
-            let nb = g.neighbours(i);
+            let nb = g.nbrs(i);
             if nb.is_empty() {
                 return 0.0;
             }

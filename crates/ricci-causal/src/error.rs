@@ -149,6 +149,25 @@ pub enum Error {
         /// The valid range, in words.
         expected: &'static str,
     },
+    /// A requested size (a product of dimensions) overflows `usize` or
+    /// exceeds the allocation cap [`mlcore::check::MAX_ALLOC_BYTES`].
+    #[error("{what} is too large: {size}")]
+    TooLarge {
+        /// What would have been allocated.
+        what: &'static str,
+        /// The size asked for, in words.
+        size: String,
+    },
+    /// A vendored data file could not be parsed.
+    #[error("{file}, line {line}: {reason}")]
+    Parse {
+        /// The file.
+        file: String,
+        /// The 1-based line.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
     /// An error from the shared core (linear algebra, statistics).
     #[error(transparent)]
     Core(mlcore::Error),
@@ -160,4 +179,4 @@ pub type Result<T> = std::result::Result<T, Error>;
 // range parameter comes back as this crate's InvalidParameter (same fields,
 // naming it), so a caller matches one variant whichever layer checked;
 // everything else is Error::Core.
-mlcore::impl_from_core_error!(Error);
+mlcore::impl_from_core_error!(Error, TooLarge { what, size });

@@ -4,7 +4,7 @@
 //! original graph (`None`: all affinities 1) or on the Ricci-flow graph
 //! ([`crate::flow::to_affinity`] of the flow weights).
 
-use crate::causal::{Estimand, exposure, len_check, neighbour_mean};
+use crate::causal::{Estimand, check_affinity, exposure, finite_all, len_check, neighbour_mean};
 use crate::error::{Error, Result};
 use crate::graph::{NodeLabel, WeightedGraph};
 use mlcore::check::require;
@@ -17,7 +17,8 @@ pub trait OutcomeModel {
     /// `μ̂ᵢ(t, z)` for all units.
     ///
     /// # Errors
-    /// Estimator-specific (an empty Hájek stratum).
+    /// [`Error::InvalidParameter`] for a non-finite `t` or `z`;
+    /// estimator-specific (an empty Hájek stratum).
     fn predict(&self, t: f64, z: f64) -> Result<Array1<f64>>;
 
     /// The estimated per-unit effect `μ̂ᵢ(t₁, z₁) − μ̂ᵢ(t₀, z₀)` of an estimand.
@@ -87,7 +88,35 @@ pub struct HajekFit {
     bins: usize,
 }
 
-fn bin_of(z: f64, bins: usize) -> usize {
+/// `P(Zᵢ ∈ b)` for every node and each of `nb` equal-width bins of the
+/// fraction-of-treated-neighbours exposure, exact: `|N(i)| Zᵢ` is
+/// Poisson-binomial in the neighbours' propensities. `O(Σᵢ deg²)`.
+pub(crate) fn exposure_bin_probabilities<N: NodeLabel>(
+    g: &WeightedGraph<N>,
+    propensity: ArrayView1<'_, f64>,
+    nb: usize,
+) -> Vec<Vec<f64>> {
+    let mut pz = vec![vec![0.0; nb]; g.n_nodes()];
+    for (i, row) in pz.iter_mut().enumerate() {
+        let mut dist = vec![1.0];
+        for &(j, _) in g.nbrs(i) {
+            let p = propensity[j];
+            let mut next = vec![0.0; dist.len() + 1];
+            for (k, &q) in dist.iter().enumerate() {
+                next[k] += q * (1.0 - p);
+                next[k + 1] += q * p;
+            }
+            dist = next;
+        }
+        let d = g.deg(i) as f64;
+        for (k, &q) in dist.iter().enumerate() {
+            row[bin_of(k as f64 / d, nb)] += q;
+        }
+    }
+    pz
+}
+
+pub(crate) fn bin_of(z: f64, bins: usize) -> usize {
     ((z * bins as f64).floor() as usize).min(bins - 1)
 }
 
@@ -98,7 +127,8 @@ impl HajekExposure {
     /// [`Error::InvalidParameter`] for `bins = 0` or `mc_draws = 0`, or a
     /// non-binary `t`; [`Error::LengthMismatch`]; [`Error::NonFinite`];
     /// [`Error::PropensityOutOfBounds`] for `πᵢ ∉ (0, 1)`;
-    /// [`Error::NoNeighbours`].
+    /// [`Error::NoNeighbours`]; [`Error::TooLarge`] when `n × bins`
+    /// overflows or exceeds [`mlcore::check::MAX_ALLOC_BYTES`].
     #[allow(clippy::too_many_arguments)]
     pub fn fit<N: NodeLabel, R: Rng + ?Sized>(
         &self,
@@ -117,6 +147,7 @@ impl HajekExposure {
             "at least 1",
         )?;
         let n = g.n_nodes();
+        mlcore::check::alloc_len(&[n, self.bins], 8, "exposure-bin probabilities")?;
         check_data(n, t, y)?;
         len_check("propensity", n, propensity.len())?;
         if let Some(&p) = propensity.iter().find(|p| !(**p > 0.0 && **p < 1.0)) {
@@ -127,24 +158,7 @@ impl HajekExposure {
         // P(Zᵢ ∈ b) for every node.
         let mut pz = vec![vec![0.0; nb]; n];
         match affinity {
-            None => {
-                for (i, row) in pz.iter_mut().enumerate() {
-                    let mut dist = vec![1.0];
-                    for &(j, _) in g.neighbours(i) {
-                        let p = propensity[j];
-                        let mut next = vec![0.0; dist.len() + 1];
-                        for (k, &q) in dist.iter().enumerate() {
-                            next[k] += q * (1.0 - p);
-                            next[k + 1] += q * p;
-                        }
-                        dist = next;
-                    }
-                    let d = g.degree(i) as f64;
-                    for (k, &q) in dist.iter().enumerate() {
-                        row[bin_of(k as f64 / d, nb)] += q;
-                    }
-                }
-            }
+            None => pz = exposure_bin_probabilities(g, propensity, nb),
             Some(_) => {
                 let mut tt = Array1::zeros(n);
                 for _ in 0..self.mc_draws {
@@ -189,8 +203,16 @@ impl HajekExposure {
     }
 }
 
+/// A contrast level `(t, z)` must be finite.
+fn check_level(t: f64, z: f64) -> Result<()> {
+    require(t.is_finite(), "t", t, "a finite treatment level")?;
+    require(z.is_finite(), "z", z, "a finite exposure")?;
+    Ok(())
+}
+
 impl OutcomeModel for HajekFit {
     fn predict(&self, t: f64, z: f64) -> Result<Array1<f64>> {
+        check_level(t, z)?;
         let ti = if t >= 0.5 { 1 } else { 0 };
         let b = bin_of(z.clamp(0.0, 1.0), self.bins);
         self.means[ti][b]
@@ -247,7 +269,10 @@ fn ridge(a: ArrayView2<'_, f64>, y: ArrayView1<'_, f64>, lambda: f64) -> Result<
         g[[k, k]] += if k == 0 { 0.0 } else { lambda } + 1e-10 * tr.max(1.0);
     }
     let b = a.t().dot(&y);
-    Ok(solve_spd(g.view(), b.view())?)
+    let beta = solve_spd(g.view(), b.view())?;
+    // Finite data near f64::MAX can overflow the normal equations.
+    finite_all("regression coefficients (overflow)", beta.iter())?;
+    Ok(beta)
 }
 
 /// A linear outcome model `μ̂ᵢ(t, z) = φ(i, t, z)ᵀ β` over node features.
@@ -285,7 +310,7 @@ impl LinearFit {
         a
     }
 
-    fn fit(
+    pub(crate) fn fit(
         f: Array2<f64>,
         t: ArrayView1<'_, f64>,
         z: ArrayView1<'_, f64>,
@@ -305,6 +330,7 @@ impl LinearFit {
 
 impl OutcomeModel for LinearFit {
     fn predict(&self, t: f64, z: f64) -> Result<Array1<f64>> {
+        check_level(t, z)?;
         let n = self.features.nrows();
         let a = Self::design(
             self.features.view(),
@@ -435,8 +461,9 @@ impl Default for SgcEstimator {
 /// `Sᴷ X` with `S = D̃^{-1/2}(A_a + I)D̃^{-1/2}` or `D̃^{-1}(A_a + I)`.
 ///
 /// # Errors
-/// [`Error::LengthMismatch`]; [`Error::NonFinite`] for a negative or
-/// non-finite affinity.
+/// [`Error::LengthMismatch`]; [`Error::NonFinite`] for a NaN/∞ feature (or
+/// one whose propagation overflows); [`Error::InvalidParameter`] for a
+/// negative or non-finite affinity.
 pub fn sgc_propagate<N: NodeLabel>(
     g: &WeightedGraph<N>,
     affinity: Option<&[f64]>,
@@ -446,18 +473,11 @@ pub fn sgc_propagate<N: NodeLabel>(
 ) -> Result<Array2<f64>> {
     let n = g.n_nodes();
     len_check("x rows", n, x.nrows())?;
-    if let Some(a) = affinity {
-        len_check("affinity", g.n_edges(), a.len())?;
-        if let Some(index) = a.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
-            return Err(Error::NonFinite {
-                what: "affinity",
-                index,
-            });
-        }
-    }
+    finite_all("x", x.iter())?;
+    check_affinity(g, affinity)?;
     let aff = |e: usize| affinity.map_or(1.0, |a| a[e]);
     let deg: Vec<f64> = (0..n)
-        .map(|i| 1.0 + g.neighbours(i).iter().map(|&(_, e)| aff(e)).sum::<f64>())
+        .map(|i| 1.0 + g.nbrs(i).iter().map(|&(_, e)| aff(e)).sum::<f64>())
         .collect();
     let mut h = x.to_owned();
     for _ in 0..hops {
@@ -465,7 +485,7 @@ pub fn sgc_propagate<N: NodeLabel>(
         for i in 0..n {
             let di = deg[i].sqrt();
             next.row_mut(i).scaled_add(1.0 / deg[i], &h.row(i));
-            for &(j, e) in g.neighbours(i) {
+            for &(j, e) in g.nbrs(i) {
                 let c = match normalization {
                     Normalization::Symmetric => aff(e) / (di * deg[j].sqrt()),
                     Normalization::RandomWalk => aff(e) / deg[i],
@@ -475,6 +495,7 @@ pub fn sgc_propagate<N: NodeLabel>(
         }
         h = next;
     }
+    finite_all("propagated features (overflow)", h.iter())?;
     Ok(h)
 }
 

@@ -121,7 +121,7 @@ impl RicciFlow {
                 .map(|(&w, &k)| w - self.step * k * w)
                 .collect();
             let collapse = |e: usize, x: f64| {
-                let (u, v) = graph.edge_labels(e);
+                let (u, v) = graph.edge_labels_at(e);
                 Error::WeightCollapsed {
                     u: show(u),
                     v: show(v),
@@ -157,7 +157,7 @@ impl RicciFlow {
                     .iter()
                     .position(|x| !(x.is_finite() && *x > 0.0))
                     .unwrap_or(0);
-                let (u, v) = graph.edge_labels(e);
+                let (u, v) = graph.edge_labels_at(e);
                 Error::WeightCollapsed {
                     u: show(u),
                     v: show(v),
@@ -212,7 +212,8 @@ pub enum Affinity {
 ///
 /// # Errors
 /// [`Error::NonPositiveWeight`]-like [`Error::NonFinite`] for a non-finite
-/// or non-positive weight; [`Error::InvalidParameter`] for `β ≤ 0`.
+/// or non-positive weight; [`Error::InvalidParameter`] for `β ≤ 0` or a NaN
+/// cut threshold.
 pub fn to_affinity(weights: &[f64], kind: Affinity) -> Result<Vec<f64>> {
     if let Some(index) = weights.iter().position(|w| !(w.is_finite() && *w > 0.0)) {
         return Err(Error::NonFinite {
@@ -220,13 +221,20 @@ pub fn to_affinity(weights: &[f64], kind: Affinity) -> Result<Vec<f64>> {
             index,
         });
     }
-    if let Affinity::Exp { beta } = kind {
-        require(
+    match kind {
+        Affinity::Exp { beta } => require(
             beta.is_finite() && beta > 0.0,
             "beta",
             beta,
             "a finite β > 0",
-        )?;
+        )?,
+        Affinity::Cut { threshold } => require(
+            !threshold.is_nan(),
+            "threshold",
+            threshold,
+            "a threshold that is not NaN",
+        )?,
+        Affinity::Inverse => {}
     }
     Ok(weights
         .iter()

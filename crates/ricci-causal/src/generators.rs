@@ -1,12 +1,33 @@
 //! Deterministic graph constructions (networkx's edge order where one
 //! exists, so flows can be compared edge by edge) and seeded random graphs.
 //! Every generated graph has nodes `0..n` whose index equals their label.
+//! Every generator taking a size checks the node and edge counts with
+//! `checked_mul` and against [`mlcore::check::MAX_ALLOC_BYTES`] before
+//! allocating: [`crate::Error::TooLarge`] instead of an overflow or abort.
 
 use crate::error::Result;
 use crate::graph::WeightedGraph;
 use mlcore::check::require;
 use rand::{Rng, RngExt};
 use std::collections::HashSet;
+
+/// Bytes one edge costs in a built graph (edge list, weight, two adjacency
+/// entries, construction buffers), for the size check before generating.
+const EDGE_BYTES: usize = 64;
+
+/// Checks that a graph of `n` nodes and `edges` edges (`None`: the count
+/// overflowed `usize`) can be allocated.
+fn size_check(n: Option<usize>, edges: Option<usize>, what: &'static str) -> Result<()> {
+    let too_large = |size: &str| crate::Error::TooLarge {
+        what,
+        size: size.to_string(),
+    };
+    let n = n.ok_or_else(|| too_large("the node count overflows usize"))?;
+    let m = edges.ok_or_else(|| too_large("the edge count overflows usize"))?;
+    mlcore::check::alloc_len(&[n], EDGE_BYTES, what)?;
+    mlcore::check::alloc_len(&[m], EDGE_BYTES, what)?;
+    Ok(())
+}
 
 /// Nodes `0..n` in index order (label = index), weights 1.
 fn unweighted(edges: Vec<(usize, usize)>) -> Result<WeightedGraph> {
@@ -20,6 +41,11 @@ fn unweighted(edges: Vec<(usize, usize)>) -> Result<WeightedGraph> {
 /// [`crate::Error::InvalidParameter`] for `n < 2`.
 pub fn complete(n: usize) -> Result<WeightedGraph> {
     require(n >= 2, "n", n as f64, "n ≥ 2")?;
+    size_check(
+        Some(n),
+        n.checked_mul(n - 1).map(|x| x / 2),
+        "complete graph",
+    )?;
     unweighted(
         (0..n)
             .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
@@ -33,6 +59,7 @@ pub fn complete(n: usize) -> Result<WeightedGraph> {
 /// [`crate::Error::InvalidParameter`] for `n < 3`.
 pub fn cycle(n: usize) -> Result<WeightedGraph> {
     require(n >= 3, "n", n as f64, "n ≥ 3")?;
+    size_check(Some(n), Some(n), "cycle")?;
     let mut e = vec![(0, 1), (0, n - 1)];
     e.extend((1..n - 1).map(|i| (i, i + 1)));
     unweighted(e)
@@ -44,6 +71,7 @@ pub fn cycle(n: usize) -> Result<WeightedGraph> {
 /// [`crate::Error::InvalidParameter`] for `n < 2`.
 pub fn path(n: usize) -> Result<WeightedGraph> {
     require(n >= 2, "n", n as f64, "n ≥ 2")?;
+    size_check(Some(n), Some(n), "path")?;
     unweighted((0..n - 1).map(|i| (i, i + 1)).collect())
 }
 
@@ -53,6 +81,7 @@ pub fn path(n: usize) -> Result<WeightedGraph> {
 /// [`crate::Error::InvalidParameter`] for `k < 1`.
 pub fn star(k: usize) -> Result<WeightedGraph> {
     require(k >= 1, "k", k as f64, "k ≥ 1")?;
+    size_check(k.checked_add(1), Some(k), "star")?;
     unweighted((1..=k).map(|i| (0, i)).collect())
 }
 
@@ -61,7 +90,13 @@ pub fn star(k: usize) -> Result<WeightedGraph> {
 /// # Errors
 /// [`crate::Error::InvalidParameter`] for `a` or `b` zero.
 pub fn complete_bipartite(a: usize, b: usize) -> Result<WeightedGraph> {
-    require(a >= 1 && b >= 1, "a·b", (a * b) as f64, "a, b ≥ 1")?;
+    require(a >= 1, "a", a as f64, "a ≥ 1")?;
+    require(b >= 1, "b", b as f64, "b ≥ 1")?;
+    size_check(
+        a.checked_add(b),
+        a.checked_mul(b),
+        "complete bipartite graph",
+    )?;
     unweighted(
         (0..a)
             .flat_map(|i| (0..b).map(move |j| (i, a + j)))
@@ -111,6 +146,8 @@ pub fn petersen() -> WeightedGraph {
 /// # Errors
 /// [`crate::Error::InvalidParameter`] unless `r c ≥ 2`.
 pub fn grid(r: usize, c: usize) -> Result<WeightedGraph> {
+    let n = r.checked_mul(c);
+    size_check(n, n.and_then(|n| n.checked_mul(2)), "grid")?;
     require(r * c >= 2, "r·c", (r * c) as f64, "at least 2 nodes")?;
     let mut e = Vec::new();
     for i in 0..r {
@@ -131,8 +168,11 @@ pub fn grid(r: usize, c: usize) -> Result<WeightedGraph> {
 /// # Errors
 /// [`crate::Error::InvalidParameter`] for `r < 1` or `h < 1`.
 pub fn balanced_tree(r: usize, h: u32) -> Result<WeightedGraph> {
-    require(r >= 1 && h >= 1, "r·h", (r * h as usize) as f64, "r, h ≥ 1")?;
-    let n: usize = (0..=h).map(|k| r.pow(k)).sum();
+    require(r >= 1, "r", r as f64, "r ≥ 1")?;
+    require(h >= 1, "h", f64::from(h), "h ≥ 1")?;
+    let n = (0..=h).try_fold(0usize, |acc, k| acc.checked_add(r.checked_pow(k)?));
+    size_check(n, n, "balanced tree")?;
+    let n = n.unwrap_or(0);
     unweighted((1..n).map(|v| ((v - 1) / r, v)).collect())
 }
 
@@ -143,6 +183,11 @@ pub fn balanced_tree(r: usize, h: u32) -> Result<WeightedGraph> {
 /// [`crate::Error::InvalidParameter`] for `k < 2`.
 pub fn barbell(k: usize, l: usize) -> Result<WeightedGraph> {
     require(k >= 2, "k", k as f64, "k ≥ 2")?;
+    let n = k.checked_mul(2).and_then(|x| x.checked_add(l));
+    let m = k
+        .checked_mul(k - 1)
+        .and_then(|x| x.checked_add(l)?.checked_add(1));
+    size_check(n, m, "barbell")?;
     let mut e: Vec<(usize, usize)> = (0..k)
         .flat_map(|i| (i + 1..k).map(move |j| (i, j)))
         .collect();
@@ -254,12 +299,10 @@ pub fn karate() -> WeightedGraph {
 /// # Errors
 /// [`crate::Error::InvalidParameter`] unless `1 ≤ m ≤ n(n−1)/2`.
 pub fn gnm<R: Rng + ?Sized>(n: usize, m: usize, rng: &mut R) -> Result<WeightedGraph> {
-    require(
-        n >= 2 && m >= 1 && m <= n * (n - 1) / 2,
-        "m",
-        m as f64,
-        "1 ≤ m ≤ n(n−1)/2",
-    )?;
+    require(n >= 2, "n", n as f64, "n ≥ 2")?;
+    let pairs = n.checked_mul(n - 1).map_or(usize::MAX, |x| x / 2);
+    require(m >= 1 && m <= pairs, "m", m as f64, "1 ≤ m ≤ n(n−1)/2")?;
+    size_check(Some(n), Some(m), "G(n, m)")?;
     let mut seen = HashSet::with_capacity(m);
     let mut e = Vec::with_capacity(m);
     while e.len() < m {
@@ -296,6 +339,23 @@ pub fn planted_partition<R: Rng + ?Sized>(
     require(k >= 2, "k", k as f64, "k ≥ 2")?;
     require(size >= 2, "size", size as f64, "size ≥ 2")?;
     require(p_in > 0.0 && p_in <= 1.0, "p_in", p_in, "p_in ∈ (0, 1]")?;
+    let n = k.checked_mul(size);
+    // Inside pairs k·size(size−1)/2 (each drawn), plus ring and bridges.
+    let inside = size
+        .checked_mul(size - 1)
+        .and_then(|x| (x / 2).checked_mul(k));
+    let cross = n.and_then(|n| n.checked_mul(n - size)).map(|x| x / 2);
+    require(
+        cross.is_none_or(|c| bridges <= c),
+        "bridges",
+        bridges as f64,
+        "at most the number of node pairs in different communities",
+    )?;
+    size_check(
+        n,
+        inside.and_then(|x| x.checked_add(k)?.checked_add(bridges)),
+        "planted partition",
+    )?;
     let n = k * size;
     let mut seen = HashSet::new();
     let mut e = Vec::new();
@@ -324,7 +384,8 @@ pub fn planted_partition<R: Rng + ?Sized>(
     }
     let mut added = 0;
     let mut tries = 0;
-    while added < bridges && tries < 100 * (bridges + 1) {
+    let max_tries = bridges.saturating_add(1).saturating_mul(100);
+    while added < bridges && tries < max_tries {
         tries += 1;
         let a = rng.random_range(0..n);
         let b = rng.random_range(0..n);

@@ -16,6 +16,14 @@ use std::hash::Hash;
 pub trait NodeLabel: Clone + Eq + Hash + Debug + Send + Sync {}
 impl<T: Clone + Eq + Hash + Debug + Send + Sync> NodeLabel for T {}
 
+pub(crate) fn check_index(what: &'static str, index: usize, len: usize) -> Result<()> {
+    if index < len {
+        Ok(())
+    } else {
+        Err(Error::IndexOutOfRange { what, index, len })
+    }
+}
+
 pub(crate) fn show<N: Debug>(n: &N) -> String {
     format!("{n:?}")
 }
@@ -196,8 +204,25 @@ impl<N: NodeLabel> WeightedGraph<N> {
             .ok_or_else(|| Error::UnknownNode(show(label)))
     }
 
-    /// Edge `e` as node indices `(u, v)` in the order given.
-    pub fn edge(&self, e: usize) -> (usize, usize) {
+    fn check_edge(&self, e: usize) -> Result<()> {
+        check_index("edge", e, self.n_edges())
+    }
+
+    fn check_node(&self, i: usize) -> Result<()> {
+        check_index("node", i, self.n_nodes())
+    }
+
+    /// Edge `e` as node indices `(u, v)` in the order given. `O(1)`.
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] for `e ≥ m`.
+    pub fn edge(&self, e: usize) -> Result<(usize, usize)> {
+        self.check_edge(e)?;
+        Ok(self.edges[e])
+    }
+
+    #[inline]
+    pub(crate) fn edge_at(&self, e: usize) -> (usize, usize) {
         self.edges[e]
     }
 
@@ -206,15 +231,34 @@ impl<N: NodeLabel> WeightedGraph<N> {
         &self.edges
     }
 
-    /// Edge `e` as labels.
-    pub fn edge_labels(&self, e: usize) -> (&N, &N) {
+    /// Edge `e` as labels. `O(1)`.
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] for `e ≥ m`.
+    pub fn edge_labels(&self, e: usize) -> Result<(&N, &N)> {
+        self.check_edge(e)?;
+        Ok(self.edge_labels_at(e))
+    }
+
+    pub(crate) fn edge_labels_at(&self, e: usize) -> (&N, &N) {
         let (a, b) = self.edges[e];
         (&self.labels[a], &self.labels[b])
     }
 
-    /// The edge id joining `u` and `v` (indices), if any. `O(log deg u)`.
-    pub fn edge_between(&self, u: usize, v: usize) -> Option<usize> {
-        let s = self.neighbours(u);
+    /// The edge id joining nodes `u` and `v` (indices), `None` when they are
+    /// not adjacent. `O(log deg u)`.
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] for `u ≥ n` or `v ≥ n`.
+    pub fn edge_between(&self, u: usize, v: usize) -> Result<Option<usize>> {
+        self.check_node(u)?;
+        self.check_node(v)?;
+        Ok(self.find_edge(u, v))
+    }
+
+    #[inline]
+    pub(crate) fn find_edge(&self, u: usize, v: usize) -> Option<usize> {
+        let s = self.nbrs(u);
         s.binary_search_by_key(&v, |&(x, _)| x).ok().map(|i| s[i].1)
     }
 
@@ -223,21 +267,48 @@ impl<N: NodeLabel> WeightedGraph<N> {
         &self.weights
     }
 
-    /// Degree (number of neighbours) of node `i`.
-    pub fn degree(&self, i: usize) -> usize {
+    /// Degree (number of neighbours) of node `i`. `O(1)`.
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] for `i ≥ n`.
+    pub fn degree(&self, i: usize) -> Result<usize> {
+        self.check_node(i)?;
+        Ok(self.deg(i))
+    }
+
+    #[inline]
+    pub(crate) fn deg(&self, i: usize) -> usize {
         self.offsets[i + 1] - self.offsets[i]
     }
 
     /// `(neighbour, edge id)` pairs of node `i`, sorted by neighbour index.
-    pub fn neighbours(&self, i: usize) -> &[(usize, usize)] {
+    /// `O(1)`.
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] for `i ≥ n`.
+    pub fn neighbours(&self, i: usize) -> Result<&[(usize, usize)]> {
+        self.check_node(i)?;
+        Ok(self.nbrs(i))
+    }
+
+    #[inline]
+    pub(crate) fn nbrs(&self, i: usize) -> &[(usize, usize)] {
         &self.adj[self.offsets[i]..self.offsets[i + 1]]
     }
 
     /// Number of triangles through edge `e` (common neighbours of its ends),
     /// by a sorted merge, `O(deg u + deg v)`.
-    pub fn triangles(&self, e: usize) -> usize {
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] for `e ≥ m`.
+    pub fn triangles(&self, e: usize) -> Result<usize> {
+        self.check_edge(e)?;
+        Ok(self.tri(e))
+    }
+
+    pub(crate) fn tri(&self, e: usize) -> usize {
         let (u, v) = self.edges[e];
-        let (a, b) = (self.neighbours(u), self.neighbours(v));
+        let (a, b) = (self.nbrs(u), self.nbrs(v));
         let (mut i, mut j, mut c) = (0, 0, 0);
         while i < a.len() && j < b.len() {
             match a[i].0.cmp(&b[j].0) {
@@ -267,7 +338,7 @@ impl<N: NodeLabel> WeightedGraph<N> {
             comp[s] = k;
             stack.push(s);
             while let Some(x) = stack.pop() {
-                for &(y, _) in self.neighbours(x) {
+                for &(y, _) in self.nbrs(x) {
                     if comp[y] == usize::MAX {
                         comp[y] = k;
                         stack.push(y);
@@ -391,7 +462,7 @@ impl Scratch {
                 continue;
             }
             out.push((x as u32, d));
-            for &(y, e) in g.neighbours(x) {
+            for &(y, e) in g.nbrs(x) {
                 let nd = d + g.weights[e];
                 if nd <= cutoff && nd < self.dist[y] {
                     if self.dist[y] == f64::INFINITY {
@@ -428,8 +499,13 @@ enum Store {
 
 impl Distances {
     /// All-pairs shortest paths (`∞` between components).
-    pub fn all_pairs<N: NodeLabel>(g: &WeightedGraph<N>) -> Self {
+    ///
+    /// # Errors
+    /// [`Error::TooLarge`] when the `n × n` table would exceed
+    /// [`mlcore::check::MAX_ALLOC_BYTES`].
+    pub fn all_pairs<N: NodeLabel>(g: &WeightedGraph<N>) -> Result<Self> {
         let n = g.n_nodes();
+        mlcore::check::alloc_len(&[n, n], 8, "all-pairs distance table")?;
         let rows: Vec<Vec<(u32, f64)>> = (0..n)
             .into_par_iter()
             .map_init(|| Scratch::new(n), |s, i| s.run(g, i, f64::INFINITY))
@@ -440,10 +516,10 @@ impl Distances {
                 d[i * n + j as usize] = v;
             }
         }
-        Distances {
+        Ok(Distances {
             n,
             store: Store::Dense(d),
-        }
+        })
     }
 
     /// The distances Ollivier curvature needs: from every node `a`, every
@@ -458,7 +534,7 @@ impl Distances {
         let step = |prev: &[f64]| -> Vec<f64> {
             (0..n)
                 .map(|v| {
-                    g.neighbours(v)
+                    g.nbrs(v)
                         .iter()
                         .map(|&(u, e)| g.weights[e] + prev[u])
                         .fold(0.0, f64::max)
@@ -484,7 +560,7 @@ impl Distances {
                             if dx == 3 {
                                 continue;
                             }
-                            for &(y, _) in g.neighbours(x) {
+                            for &(y, _) in g.nbrs(x) {
                                 if seen[y] == u32::MAX {
                                     seen[y] = dx + 1;
                                     queue.push(y);
@@ -523,8 +599,19 @@ impl Distances {
 
     /// `d(i, j)` if known: `Some(∞)` between components in the dense
     /// layout, `None` when outside the computed radius of the limited one.
+    /// `O(1)` dense, `O(log ball)` limited.
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] for `i ≥ n` or `j ≥ n`.
+    pub fn get(&self, i: usize, j: usize) -> Result<Option<f64>> {
+        check_index("node", i, self.n)?;
+        check_index("node", j, self.n)?;
+        Ok(self.lookup(i, j))
+    }
+
+    /// [`Distances::get`] for indices the caller knows are `< n`.
     #[inline]
-    pub fn get(&self, i: usize, j: usize) -> Option<f64> {
+    pub(crate) fn lookup(&self, i: usize, j: usize) -> Option<f64> {
         match &self.store {
             Store::Dense(d) => d.get(i * self.n + j).copied(),
             Store::Sparse(rows) => {
@@ -543,7 +630,7 @@ impl Distances {
     /// (different components, or beyond a limited layout's radius).
     pub fn distance<N: NodeLabel>(&self, g: &WeightedGraph<N>, u: &N, v: &N) -> Result<f64> {
         let (i, j) = (g.node_index(u)?, g.node_index(v)?);
-        match self.get(i, j) {
+        match self.lookup(i, j) {
             Some(d) if d.is_finite() => Ok(d),
             _ => Err(Error::Disconnected {
                 u: show(u),

@@ -33,13 +33,15 @@ pub struct ReliabilityReport {
 ///
 /// # Errors
 /// [`Error::LengthMismatch`]; [`Error::NonFinite`]; [`Error::InvalidParameter`]
-/// for `bins = 0`; [`Error::Core`] for a constant input (correlation undefined).
+/// for `bins = 0`; [`Error::TooLarge`] when `bins` would exceed the
+/// allocation cap; [`Error::Core`] for a constant input (correlation undefined).
 pub fn curvature_error_report(
     node_curvature: &[f64],
     per_node_error: &[f64],
     bins: usize,
 ) -> Result<ReliabilityReport> {
     require(bins >= 1, "bins", bins as f64, "at least 1")?;
+    mlcore::check::alloc_len(&[bins, 4], 8, "curvature bins")?;
     len_check("per_node_error", node_curvature.len(), per_node_error.len())?;
     if node_curvature.is_empty() {
         return Err(Error::LengthMismatch {
@@ -64,7 +66,8 @@ pub fn curvature_error_report(
             if k == 0 {
                 sorted[0]
             } else {
-                sorted[(k * n).div_ceil(bins) - 1]
+                // In u128: k·n overflows usize for huge bin counts.
+                sorted[((k as u128 * n as u128).div_ceil(bins as u128) - 1) as usize]
             }
         })
         .collect();

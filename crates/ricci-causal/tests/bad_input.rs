@@ -72,14 +72,14 @@ fn bad_weights_self_loops_duplicates_and_empty_graphs() {
 #[test]
 fn disconnected_pairs() {
     let g = WeightedGraph::from_edges([("a", "b", 1.0), ("c", "d", 1.0)]).unwrap();
-    let d = Distances::all_pairs(&g);
+    let d = Distances::all_pairs(&g).unwrap();
     assert!(matches!(
         d.distance(&g, &"a", &"c"),
         Err(Error::Disconnected { .. })
     ));
     assert_eq!(d.distance(&g, &"a", &"b").unwrap(), 1.0);
     // Distances of another graph.
-    let other = Distances::all_pairs(&complete(5).unwrap());
+    let other = Distances::all_pairs(&complete(5).unwrap()).unwrap();
     assert!(matches!(
         ricci_causal::curvature::ollivier_with(&g, &other, &OllivierConfig::default()),
         Err(Error::LengthMismatch { .. })
@@ -124,6 +124,36 @@ fn index_errors() {
     assert!(matches!(
         node_curvature(&g, &[0.0, f64::NAN, 1.0], Aggregate::Mean),
         Err(Error::NonFinite { .. })
+    ));
+    // Every index-taking accessor: a typed error naming the index, both
+    // indices of a distance checked (the dense layout once read row i + 1).
+    let oob = |r: Result<(), Error>, index: usize| {
+        assert_eq!(
+            r.unwrap_err(),
+            Error::IndexOutOfRange {
+                what: if index == 3 { "edge" } else { "node" },
+                index,
+                len: 3
+            }
+        )
+    };
+    oob(g.edge(3).map(|_| ()), 3);
+    oob(g.edge_labels(3).map(|_| ()), 3);
+    oob(g.triangles(3).map(|_| ()), 3);
+    oob(g.degree(7).map(|_| ()), 7);
+    oob(g.neighbours(7).map(|_| ()), 7);
+    oob(g.edge_between(0, 7).map(|_| ()), 7);
+    oob(g.edge_between(7, 0).map(|_| ()), 7);
+    for dist in [Distances::all_pairs(&g).unwrap(), d.clone()] {
+        oob(dist.get(0, 7).map(|_| ()), 7);
+        oob(dist.get(7, 0).map(|_| ()), 7);
+        assert_eq!(dist.get(0, 2).unwrap(), Some(1.0));
+    }
+    // Distances of another graph are refused, not misread.
+    let big = Distances::limited(&complete(5).unwrap());
+    assert!(matches!(
+        ollivier_edge(&g, &big, &OllivierConfig::default(), 0),
+        Err(Error::LengthMismatch { .. })
     ));
 }
 

@@ -31,7 +31,7 @@ fn hajek_ate_unbiased_without_interference() {
         let mut truth = 0.0;
         for _ in 0..REPS {
             let s = dgp.sample(&g, u.view(), &mut rng).unwrap();
-            truth = s.true_effect(Estimand::Individual).mean().unwrap();
+            truth = s.true_effect(Estimand::Individual).unwrap().mean().unwrap();
             w.push(hajek_ate(s.t.view(), s.y.view(), s.propensity.view()).unwrap());
         }
         let se = (w.variance() / REPS as f64).sqrt();
@@ -59,7 +59,7 @@ fn exposure_aware_regression_beats_blind_under_interference() {
     let mut wins = 0;
     for _ in 0..REPS {
         let s = dgp.sample(&g, u.view(), &mut rng).unwrap();
-        let truth = s.true_effect(Estimand::Peer);
+        let truth = s.true_effect(Estimand::Peer).unwrap();
         let pehe = |aware: bool| {
             let fit = RegressionAdjustment {
                 exposure_aware: aware,
@@ -139,7 +139,7 @@ fn sgc_recovers_heterogeneous_effects() {
     let fit = SgcEstimator::default()
         .fit(&g, None, s.x.view(), s.t.view(), s.z.view(), s.y.view())
         .unwrap();
-    let truth = s.true_effect(Estimand::Individual);
+    let truth = s.true_effect(Estimand::Individual).unwrap();
     let pehe = sqrt_pehe(
         fit.effect(Estimand::Individual).unwrap().view(),
         truth.view(),

@@ -47,7 +47,7 @@ proptest! {
 fn barbell_bridge_weight_non_decreasing() {
     for k in 3..7 {
         let g = barbell(k, 0).unwrap();
-        let bridge = g.edge_between(k - 1, k).unwrap();
+        let bridge = g.edge_between(k - 1, k).unwrap().unwrap();
         let r = RicciFlow {
             iterations: 10,
             ..Default::default()
@@ -77,7 +77,7 @@ fn weight_bounds_and_affinities() {
     .unwrap();
     assert!(r.graph.weights().iter().all(|&w| (0.05..=5.0).contains(&w)));
     let a = to_affinity(r.graph.weights(), Affinity::Inverse).unwrap();
-    let bridge = g.edge_between(3, 4).unwrap();
+    let bridge = g.edge_between(3, 4).unwrap().unwrap();
     assert!(
         a.iter()
             .enumerate()

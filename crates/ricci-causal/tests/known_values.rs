@@ -91,8 +91,8 @@ fn spec_curvature_table() {
         all([-1.0 / 3.0, 0.0, 0.0, -2.0, -2.0]),
     );
     let g = grid(3, 3).unwrap();
-    let boundary = g.edge_between(0, 1).unwrap();
-    let spoke = g.edge_between(1, 4).unwrap();
+    let boundary = g.edge_between(0, 1).unwrap().unwrap();
+    let spoke = g.edge_between(1, 4).unwrap().unwrap();
     row(
         "grid boundary",
         &g,
@@ -112,8 +112,8 @@ fn spec_curvature_table() {
         all([-5.0 / 6.0, -5.0 / 12.0, -5.0 / 6.0, -3.0, -3.0]),
     );
     let k = karate();
-    let e01 = k.edge_between(0, 1).unwrap();
-    let e031 = k.edge_between(0, 31).unwrap();
+    let e01 = k.edge_between(0, 1).unwrap().unwrap();
+    let e031 = k.edge_between(0, 31).unwrap().unwrap();
     row(
         "karate (0,1)",
         &k,
@@ -135,7 +135,7 @@ fn spec_curvature_table() {
     row(
         "karate (0,2) augmented",
         &k,
-        k.edge_between(0, 2).unwrap(),
+        k.edge_between(0, 2).unwrap().unwrap(),
         [None, None, None, None, Some(-7.0)],
     );
 }
@@ -189,7 +189,7 @@ fn karate_flow_weights_match_grc() {
 #[test]
 fn barbell_flow_known_values() {
     let g = barbell(4, 0).unwrap();
-    let bridge = g.edge_between(3, 4).unwrap();
+    let bridge = g.edge_between(3, 4).unwrap().unwrap();
     let r = RicciFlow {
         iterations: 10,
         ..Default::default()
@@ -227,4 +227,29 @@ fn uniform_equals_exp_weight_on_unweighted_graphs() {
     for (x, y) in a.iter().zip(&b) {
         assert!((x - y).abs() < 1e-12);
     }
+}
+
+/// No silent truncation: on the star K_{1,3100} the default (exact) measure
+/// gives the closed form κ(0, leaf) = 1/k at α = 1/2 (shared mass cancels,
+/// the rest moves 2 hops: W1 = (k − 1)/k); GRC's `nbr_topk = 3000`, opt-in,
+/// keeps the 3000 largest-index leaves, so a dropped leaf gets κ = 0
+/// (its half unit travels 2 hops) and a kept one 1/3000.
+#[test]
+fn nbr_topk_default_is_exact_and_grc_mode_truncates() {
+    let k = 3100;
+    let g = star(k).unwrap();
+    let exact = ollivier(&g, &OllivierConfig::default()).unwrap().kappa;
+    for &x in &exact {
+        assert!((x - 1.0 / k as f64).abs() < 1e-12, "{x}");
+    }
+    let grc = ollivier(&g, &OllivierConfig::grc_compatible())
+        .unwrap()
+        .kappa;
+    // Edge i joins the centre and leaf i + 1.
+    assert!(grc[0].abs() < 1e-12, "dropped leaf 1: {}", grc[0]);
+    assert!(
+        (grc[k - 1] - 1.0 / 3000.0).abs() < 1e-12,
+        "kept leaf: {}",
+        grc[k - 1]
+    );
 }
