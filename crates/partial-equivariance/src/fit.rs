@@ -182,3 +182,50 @@ pub fn fit<G: CompactGroup>(
         grad_norm,
     })
 }
+
+/// `n` angles from the von Mises mixture `Σ_c (1/C) vM(μ_c, κ)` (Best &
+/// Fisher 1979 rejection sampler, acceptance ≥ 0.66 for every κ), in
+/// [0, 2π). O(n) expected.
+///
+/// # Errors
+/// [`Error::Empty`] (no means), [`Error::NonFinite`] (a mean),
+/// [`Error::InvalidParameter`] (κ not finite and > 0).
+pub fn von_mises_mixture(
+    means: &[f64],
+    kappa: f64,
+    n: usize,
+    rng: &mut impl rand::Rng,
+) -> Result<Vec<f64>> {
+    use rand::RngExt;
+    if means.is_empty() {
+        return Err(Error::Empty { what: "means" });
+    }
+    crate::error::finite(means.iter().copied(), "means")?;
+    if !(kappa.is_finite() && kappa > 0.0) {
+        return Err(Error::InvalidParameter {
+            name: "kappa",
+            value: kappa,
+            expected: "finite and > 0",
+        });
+    }
+    let tau = 1.0 + (1.0 + 4.0 * kappa * kappa).sqrt();
+    let rho = (tau - (2.0 * tau).sqrt()) / (2.0 * kappa);
+    let r = (1.0 + rho * rho) / (2.0 * rho);
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let mu = means[rng.random_range(0..means.len())];
+        loop {
+            let (u1, u2, u3): (f64, f64, f64) = (rng.random(), rng.random(), rng.random());
+            let z = (std::f64::consts::PI * u1).cos();
+            let f = (1.0 + r * z) / (r + z);
+            let c = kappa * (r - f);
+            if c * (2.0 - c) - u2 > 0.0 || (c / u2).ln() + 1.0 - c >= 0.0 {
+                let t = f.clamp(-1.0, 1.0).acos();
+                let t = if u3 > 0.5 { t } else { -t };
+                out.push((mu + t).rem_euclid(2.0 * std::f64::consts::PI));
+                break;
+            }
+        }
+    }
+    Ok(out)
+}
