@@ -36,7 +36,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("|λ̂(m)| (Frobenius norm / √2 of the 2×2 block):");
     for m in 1..=8 {
         let h = f.likelihood.fourier(Irrep::new(0, m))?;
-        println!("  m = {m}: {:.4}", (h[[0, 0]].powi(2) + h[[1, 0]].powi(2)).sqrt());
+        println!(
+            "  m = {m}: {:.4}",
+            (h[[0, 0]].powi(2) + h[[1, 0]].powi(2)).sqrt()
+        );
     }
     Ok(())
 }

@@ -191,19 +191,17 @@ fn slots_of(
     out
 }
 
-fn decomposition_for(
-    group: Planar,
-    j: usize,
-    po: Irrep,
-    pi: Irrep,
-) -> Result<Decomposition> {
+fn decomposition_for(group: Planar, j: usize, po: Irrep, pi: Irrep) -> Result<Decomposition> {
     let d = (if j == 0 { 1 } else { 2 }) * group.irrep_dim(po)? * group.irrep_dim(pi)?;
     decompose(
         &group,
         d,
         |g| {
             Ok(kron(
-                &kron(&group.base_harmonic_matrix(j, g), &group.irrep_matrix(po, g)?),
+                &kron(
+                    &group.base_harmonic_matrix(j, g),
+                    &group.irrep_matrix(po, g)?,
+                ),
                 &group.irrep_matrix(pi, g)?,
             ))
         },
@@ -295,8 +293,14 @@ impl KernelBasis {
         }
         if output.change_of_basis().is_some() || input.change_of_basis().is_some() {
             let eye = |d: usize| Array2::<f64>::eye(d);
-            let po = output.change_of_basis().cloned().unwrap_or_else(|| eye(d_out));
-            let pi = input.change_of_basis().cloned().unwrap_or_else(|| eye(d_in));
+            let po = output
+                .change_of_basis()
+                .cloned()
+                .unwrap_or_else(|| eye(d_out));
+            let pi = input
+                .change_of_basis()
+                .cloned()
+                .unwrap_or_else(|| eye(d_in));
             for mut el in elements.outer_iter_mut() {
                 for p in 0..pixels {
                     let m = el.slice(s![.., .., p]).to_owned();
@@ -416,8 +420,12 @@ impl KernelBasis {
         }
         crate::error::finite(weights.iter().copied(), "layer weights")?;
         let (_, d_out, d_in, pixels) = self.elements.dim();
-        let rows = co.checked_mul(d_out).ok_or(Error::ZeroFields { what: "overflow" })?;
-        let cols = ci.checked_mul(d_in).ok_or(Error::ZeroFields { what: "overflow" })?;
+        let rows = co
+            .checked_mul(d_out)
+            .ok_or(Error::ZeroFields { what: "overflow" })?;
+        let cols = ci
+            .checked_mul(d_in)
+            .ok_or(Error::ZeroFields { what: "overflow" })?;
         mlcore::check::alloc_len(&[rows, cols, pixels], 8, "layer kernel")?;
         let flat = self
             .elements
@@ -436,8 +444,12 @@ impl KernelBasis {
                 for a in 0..d_out {
                     for b in 0..d_in {
                         for p in 0..pixels {
-                            out[[o * d_out + a, i * d_in + b, p / self.params.size, p % self.params.size]] =
-                                blk[(a * d_in + b) * pixels + p];
+                            out[[
+                                o * d_out + a,
+                                i * d_in + b,
+                                p / self.params.size,
+                                p % self.params.size,
+                            ]] = blk[(a * d_in + b) * pixels + p];
                         }
                     }
                 }
@@ -688,7 +700,8 @@ pub fn act_on_sampled(
         let row = (y[1] + c).round() as usize;
         let q = row * size + col;
         let kq = kernel.slice(s![.., .., q]);
-        out.slice_mut(s![.., .., p]).assign(&ro.dot(&kq).dot(&ri.t()));
+        out.slice_mut(s![.., .., p])
+            .assign(&ro.dot(&kq).dot(&ri.t()));
     }
     Ok(out)
 }

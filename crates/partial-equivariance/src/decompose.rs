@@ -39,8 +39,7 @@ pub struct Decomposition {
 impl Decomposition {
     /// The columns `Q_ψ` (D × d_ψ) of one block.
     pub fn columns(&self, block: &Block) -> ArrayView2<'_, f64> {
-        self.q
-            .slice(s![.., block.offset..block.offset + block.dim])
+        self.q.slice(s![.., block.offset..block.offset + block.dim])
     }
 
     /// Dimension D of ρ.

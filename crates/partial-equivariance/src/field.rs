@@ -34,7 +34,9 @@ impl FieldType {
             offsets.push(dim);
             dim = dim
                 .checked_add(group.irrep_dim(p)?)
-                .ok_or(Error::ZeroFields { what: "field type (overflow)" })?;
+                .ok_or(Error::ZeroFields {
+                    what: "field type (overflow)",
+                })?;
         }
         Ok(FieldType {
             group,
@@ -51,11 +53,7 @@ impl FieldType {
     /// As [`FieldType::new`]; [`Error::ShapeMismatch`] when P is not
     /// dim × dim; [`Error::NonFinite`]; [`Error::InvalidParameter`] when P is
     /// not orthogonal.
-    pub fn with_change_of_basis(
-        group: Planar,
-        irreps: Vec<Irrep>,
-        p: Array2<f64>,
-    ) -> Result<Self> {
+    pub fn with_change_of_basis(group: Planar, irreps: Vec<Irrep>, p: Array2<f64>) -> Result<Self> {
         let mut f = Self::new(group, irreps)?;
         if p.dim() != (f.dim, f.dim) {
             return Err(Error::ShapeMismatch {
@@ -119,7 +117,11 @@ impl FieldType {
                 // of complex type (once), those of O(2) of real type (twice).
                 let mut irreps = Vec::new();
                 for p in group.irreps(band_limit) {
-                    let copies = if group.has_flip() { group.irrep_dim(p)? } else { 1 };
+                    let copies = if group.has_flip() {
+                        group.irrep_dim(p)?
+                    } else {
+                        1
+                    };
                     for _ in 0..copies {
                         irreps.push(p);
                     }

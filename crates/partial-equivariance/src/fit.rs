@@ -94,8 +94,7 @@ pub fn fit<G: CompactGroup>(
         .resolution
         .unwrap_or_else(|| oversampled_resolution(l_out));
     // Validates band limits and the grid before any work.
-    let mut lik =
-        BandLimitedLikelihood::uniform(group.clone(), l, l_out, resolution)?;
+    let mut lik = BandLimitedLikelihood::uniform(group.clone(), l, l_out, resolution)?;
     let k = group.feature_len(l);
     let mut obs_mean = Array1::<f64>::zeros(k);
     for g in observations {
@@ -189,7 +188,8 @@ pub fn fit<G: CompactGroup>(
 ///
 /// # Errors
 /// [`Error::Empty`] (no means), [`Error::NonFinite`] (a mean),
-/// [`Error::InvalidParameter`] (κ not finite and > 0).
+/// [`Error::InvalidParameter`] (κ outside [10⁻³, 10⁶]: below, the
+/// sampler's constants cancel to 0 in f64; above, they overflow).
 pub fn von_mises_mixture(
     means: &[f64],
     kappa: f64,
@@ -201,11 +201,11 @@ pub fn von_mises_mixture(
         return Err(Error::Empty { what: "means" });
     }
     crate::error::finite(means.iter().copied(), "means")?;
-    if !(kappa.is_finite() && kappa > 0.0) {
+    if !(1e-3..=1e6).contains(&kappa) {
         return Err(Error::InvalidParameter {
             name: "kappa",
             value: kappa,
-            expected: "finite and > 0",
+            expected: "in [1e-3, 1e6]",
         });
     }
     let tau = 1.0 + (1.0 + 4.0 * kappa * kappa).sqrt();

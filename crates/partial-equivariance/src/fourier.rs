@@ -256,9 +256,10 @@ impl<G: CompactGroup> BandLimitedLikelihood<G> {
         for p in self.group.irreps(self.l_out) {
             let c = self.group.feature_count(p)?;
             if p == psi {
-                return self
-                    .group
-                    .fourier_block(psi, &self.expectations.as_slice().unwrap_or(&[])[off..off + c]);
+                return self.group.fourier_block(
+                    psi,
+                    &self.expectations.as_slice().unwrap_or(&[])[off..off + c],
+                );
             }
             off += c;
         }
@@ -310,8 +311,10 @@ impl<G: CompactGroup> BandLimitedLikelihood<G> {
     /// exceeds p's L_out.
     pub fn kl(&self, other: &Self) -> Result<f64> {
         self.check_peer(other)?;
-        Ok(self.expectations.dot(&self.kl_vector(Some(other))) - self.log_z_reduced()
-            + other.log_z_reduced())
+        Ok(
+            self.expectations.dot(&self.kl_vector(Some(other))) - self.log_z_reduced()
+                + other.log_z_reduced(),
+        )
     }
 
     /// `KL(p ‖ U) = ⟨p̂, θ_p⟩ − log Z_p` to the uniform (Haar) distribution. O(K_out).

@@ -132,12 +132,8 @@ pub trait CompactGroup: Clone + Debug + PartialEq {
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for σ not finite and positive.
-    fn near_identity(
-        &self,
-        n: usize,
-        sigma: f64,
-        rng: &mut impl Rng,
-    ) -> Result<Vec<Self::Element>>;
+    fn near_identity(&self, n: usize, sigma: f64, rng: &mut impl Rng)
+    -> Result<Vec<Self::Element>>;
 
     /// The number of features of band L, Σ_{ψ: m ≤ L} count(ψ).
     fn feature_len(&self, band_limit: usize) -> usize {
@@ -241,7 +237,9 @@ impl Planar {
     /// [`Error::ZeroFields`] for N = 0.
     pub fn cyclic(n: usize) -> Result<Self> {
         if n == 0 {
-            return Err(Error::ZeroFields { what: "C_N with N = 0" });
+            return Err(Error::ZeroFields {
+                what: "C_N with N = 0",
+            });
         }
         Ok(Planar::Cyclic(n))
     }
@@ -252,7 +250,9 @@ impl Planar {
     /// [`Error::ZeroFields`] for N = 0.
     pub fn dihedral(n: usize) -> Result<Self> {
         if n == 0 {
-            return Err(Error::ZeroFields { what: "D_N with N = 0" });
+            return Err(Error::ZeroFields {
+                what: "D_N with N = 0",
+            });
         }
         Ok(Planar::Dihedral(n))
     }
@@ -295,8 +295,7 @@ impl Planar {
             Planar::O2 => psi.j == 1 || psi.m == 0 && psi.j == 0,
             Planar::Cyclic(n) => psi.j == 0 && 2 * psi.m <= *n,
             Planar::Dihedral(n) => {
-                2 * psi.m <= *n
-                    && (psi.j == 1 || psi.j == 0 && (psi.m == 0 || self.half(psi.m)))
+                2 * psi.m <= *n && (psi.j == 1 || psi.j == 0 && (psi.m == 0 || self.half(psi.m)))
             }
         }
     }

@@ -1,7 +1,9 @@
 //! Property tests of the kernel bases, the decomposition and the numeric projection.
 
 use ndarray::{Array1, Array2};
-use partial_equivariance::basis::{HarmonicKernel, KernelBasis, KernelParams, RelaxedBasis, WignerEckartBasis};
+use partial_equivariance::basis::{
+    HarmonicKernel, KernelBasis, KernelParams, RelaxedBasis, WignerEckartBasis,
+};
 use partial_equivariance::decompose::{kron, tensor_product};
 use partial_equivariance::diagnostics::{equivariance_error, equivariance_spectrum, project};
 use partial_equivariance::field::FieldType;
@@ -30,7 +32,11 @@ fn fields(group: Planar) -> Vec<FieldType> {
     if group.has_flip() {
         out.push(FieldType::sign(group).unwrap());
     }
-    let one = if group.has_flip() { Irrep::new(1, 1) } else { Irrep::new(0, 1) };
+    let one = if group.has_flip() {
+        Irrep::new(1, 1)
+    } else {
+        Irrep::new(0, 1)
+    };
     if group.irrep_dim(one).is_ok() {
         out.push(FieldType::irrep(group, one).unwrap());
         out.push(FieldType::new(group, vec![Irrep::TRIVIAL, one]).unwrap());
@@ -38,14 +44,25 @@ fn fields(group: Planar) -> Vec<FieldType> {
     out
 }
 
-const GROUPS: [Planar; 4] = [Planar::So2, Planar::O2, Planar::Cyclic(4), Planar::Dihedral(4)];
+const GROUPS: [Planar; 4] = [
+    Planar::So2,
+    Planar::O2,
+    Planar::Cyclic(4),
+    Planar::Dihedral(4),
+];
 
 /// ρ(g) Q = Q (⊕ψ)(g) with Q orthogonal, and the SO(2) closed form
 /// ψ_a ⊗ ψ_b = ψ_{|a−b|} ⊕ ψ_{a+b} (two trivials when a = b).
 #[test]
 fn tensor_product_decomposition_is_exact() {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
-    for group in [Planar::So2, Planar::O2, Planar::Cyclic(5), Planar::Cyclic(6), Planar::Dihedral(6)] {
+    for group in [
+        Planar::So2,
+        Planar::O2,
+        Planar::Cyclic(5),
+        Planar::Cyclic(6),
+        Planar::Dihedral(6),
+    ] {
         let irreps = group.irreps(3);
         for &a in &irreps {
             for &b in &irreps {
@@ -62,13 +79,23 @@ fn tensor_product_decomposition_is_exact() {
                             Some(n) => 2.0 * std::f64::consts::PI * (k % n) as f64 / n as f64,
                             None => rng.random_range(0.0..6.3),
                         };
-                        PlanarElement { angle, flip: group.has_flip() && rng.random_bool(0.5) }
+                        PlanarElement {
+                            angle,
+                            flip: group.has_flip() && rng.random_bool(0.5),
+                        }
                     };
-                    let rho = kron(&group.irrep_matrix(a, &g).unwrap(), &group.irrep_matrix(b, &g).unwrap());
+                    let rho = kron(
+                        &group.irrep_matrix(a, &g).unwrap(),
+                        &group.irrep_matrix(b, &g).unwrap(),
+                    );
                     let mut bd = Array2::zeros(rho.dim());
                     for blk in &dec.blocks {
                         let m = group.irrep_matrix(blk.irrep, &g).unwrap();
-                        bd.slice_mut(ndarray::s![blk.offset..blk.offset + blk.dim, blk.offset..blk.offset + blk.dim]).assign(&m);
+                        bd.slice_mut(ndarray::s![
+                            blk.offset..blk.offset + blk.dim,
+                            blk.offset..blk.offset + blk.dim
+                        ])
+                        .assign(&m);
                     }
                     let err = max_abs((rho.dot(q) - q.dot(&bd)).into_iter());
                     assert!(err < 1e-12, "{group:?} {a}⊗{b}: {err}");
@@ -91,7 +118,12 @@ fn tensor_product_decomposition_is_exact() {
 /// of D_N (real type) twice, every 1-d irrep once.
 #[test]
 fn regular_representation_multiplicities() {
-    for group in [Planar::Cyclic(4), Planar::Cyclic(5), Planar::Dihedral(4), Planar::Dihedral(3)] {
+    for group in [
+        Planar::Cyclic(4),
+        Planar::Cyclic(5),
+        Planar::Dihedral(4),
+        Planar::Dihedral(3),
+    ] {
         let f = FieldType::regular(group, 0).unwrap();
         for p in group.irreps(8) {
             let count = f.irreps().iter().filter(|&&q| q == p).count();
@@ -120,7 +152,10 @@ fn wigner_eckart_elements_are_equivariant() {
                     assert_eq!(we.basis().len(), 3, "{group:?}");
                 }
                 for e in we.basis().elements().outer_iter() {
-                    let mut syms = vec![PlanarElement::rotation(FRAC_PI_2), PlanarElement::rotation(3.0 * FRAC_PI_2)];
+                    let mut syms = vec![
+                        PlanarElement::rotation(FRAC_PI_2),
+                        PlanarElement::rotation(3.0 * FRAC_PI_2),
+                    ];
                     if group.has_flip() {
                         syms.push(PlanarElement::flipped(FRAC_PI_2));
                     }
@@ -142,7 +177,13 @@ fn wigner_eckart_elements_are_equivariant() {
 fn uniform_theta_gives_wigner_eckart() {
     let params = KernelParams::new(5, 3);
     for group in GROUPS {
-        let lik = BandLimitedLikelihood::uniform(group, 2, 4.min(group.max_frequency().unwrap_or(4)), oversampled_resolution(4)).unwrap();
+        let lik = BandLimitedLikelihood::uniform(
+            group,
+            2,
+            4.min(group.max_frequency().unwrap_or(4)),
+            oversampled_resolution(4),
+        )
+        .unwrap();
         let n = lik.grid().len() as f64;
         let scale = n / (n + 1e-8);
         let types = fields(group);
@@ -151,24 +192,41 @@ fn uniform_theta_gives_wigner_eckart() {
                 let we = WignerEckartBasis::new(fin, fout, &params).unwrap();
                 let rb = RelaxedBasis::new(fin, fout, &params, &lik).unwrap();
                 let mut k = 0;
-                for (label, el) in rb.basis().labels().iter().zip(rb.basis().elements().outer_iter()) {
+                for (label, el) in rb
+                    .basis()
+                    .labels()
+                    .iter()
+                    .zip(rb.basis().elements().outer_iter())
+                {
                     if label.psi == Irrep::TRIVIAL {
                         let w = we.basis().elements().index_axis(ndarray::Axis(0), k);
                         assert!(max_abs((&el - &(&w * scale)).into_iter()) < 1e-12);
                         k += 1;
                     } else {
-                        assert!(max_abs(el.iter().copied()) < 1e-12, "{group:?} {}", label.psi);
+                        assert!(
+                            max_abs(el.iter().copied()) < 1e-12,
+                            "{group:?} {}",
+                            label.psi
+                        );
                     }
                 }
                 assert_eq!(k, we.basis().len());
                 let mut rng = ChaCha8Rng::seed_from_u64(7);
-                let w = Array1::from_shape_fn(rb.basis().len(), |_| rand_distr::Distribution::sample(&rand_distr::StandardNormal, &mut rng));
+                let w = Array1::from_shape_fn(rb.basis().len(), |_| {
+                    rand_distr::Distribution::sample(&rand_distr::StandardNormal, &mut rng)
+                });
                 let kern = rb.basis().kernel(w.view()).unwrap();
                 if we.basis().is_empty() {
                     // No equivariant kernel exists (e.g. scalar → sign for O(2)): the relaxed kernel is 0.
                     assert!(max_abs(kern.iter().copied()) < 1e-12);
                 } else {
-                    let err = equivariance_error(kern.view(), fin, fout, &PlanarElement::rotation(FRAC_PI_2)).unwrap();
+                    let err = equivariance_error(
+                        kern.view(),
+                        fin,
+                        fout,
+                        &PlanarElement::rotation(FRAC_PI_2),
+                    )
+                    .unwrap();
                     assert!(err < 1e-10, "{group:?}: {err}");
                 }
             }
@@ -227,9 +285,19 @@ fn mod_n_logits_give_exact_cn_equivariance() {
         }
         let lik = BandLimitedLikelihood::new(group, theta.view(), l, l, 96).unwrap();
         let rb = RelaxedBasis::new(&fin, &fout, &params, &lik).unwrap();
-        let w = Array1::from_shape_fn(rb.basis().len(), |_| rand_distr::Distribution::sample(&rand_distr::StandardNormal, &mut rng));
+        let w = Array1::from_shape_fn(rb.basis().len(), |_| {
+            rand_distr::Distribution::sample(&rand_distr::StandardNormal, &mut rng)
+        });
         let kern = rb.basis().kernel(w.view()).unwrap();
-        errs.push(equivariance_error(kern.view(), &fin, &fout, &PlanarElement::rotation(FRAC_PI_2)).unwrap());
+        errs.push(
+            equivariance_error(
+                kern.view(),
+                &fin,
+                &fout,
+                &PlanarElement::rotation(FRAC_PI_2),
+            )
+            .unwrap(),
+        );
     }
     assert!(errs[0] < 1e-10, "mod-4 logits: {}", errs[0]);
     assert!(errs[1] > 1e-3, "frequency-1 logits: {}", errs[1]);
@@ -244,13 +312,17 @@ fn spectrum_separates_equivariant_kernels() {
     let f = FieldType::new(group, vec![Irrep::TRIVIAL, Irrep::new(0, 1)]).unwrap();
     let we = WignerEckartBasis::new(&f, &f, &params).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(3);
-    let w = Array1::from_shape_fn(we.basis().len(), |_| rand_distr::Distribution::sample(&rand_distr::StandardNormal, &mut rng));
+    let w = Array1::from_shape_fn(we.basis().len(), |_| {
+        rand_distr::Distribution::sample(&rand_distr::StandardNormal, &mut rng)
+    });
     let kern = we.basis().kernel(w.view()).unwrap();
     let sp = equivariance_spectrum(kern.view(), &f, &f, &params).unwrap();
     assert!(sp.invariant_fraction() > 1.0 - 1e-9, "{sp:?}");
     assert!(sp.residual < 1e-18);
     let full = KernelBasis::unconstrained(&f, &f, &params).unwrap();
-    let w = Array1::from_shape_fn(full.len(), |_| rand_distr::Distribution::sample(&rand_distr::StandardNormal, &mut rng));
+    let w = Array1::from_shape_fn(full.len(), |_| {
+        rand_distr::Distribution::sample(&rand_distr::StandardNormal, &mut rng)
+    });
     let kern = full.kernel(w.view()).unwrap();
     let sp = equivariance_spectrum(kern.view(), &f, &f, &params).unwrap();
     assert!(sp.invariant_fraction() < 0.5, "{sp:?}");

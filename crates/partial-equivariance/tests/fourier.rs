@@ -1,9 +1,11 @@
 //! Property tests of the band-limited likelihood (spec bounds).
 
 use ndarray::Array1;
-use partial_equivariance::fourier::{BandLimitedLikelihood, official_resolution, oversampled_resolution};
-use partial_equivariance::group::{CompactGroup, Irrep, Planar, PlanarElement};
 use partial_equivariance::Error;
+use partial_equivariance::fourier::{
+    BandLimitedLikelihood, official_resolution, oversampled_resolution,
+};
+use partial_equivariance::group::{CompactGroup, Irrep, Planar, PlanarElement};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 
@@ -191,7 +193,8 @@ fn official_grid_log_z_error() {
             .sum();
         (s / 4096.0).ln()
     };
-    let official = BandLimitedLikelihood::new(group, theta.view(), 2, 2, official_resolution(2)).unwrap();
+    let official =
+        BandLimitedLikelihood::new(group, theta.view(), 2, 2, official_resolution(2)).unwrap();
     let seventeen = BandLimitedLikelihood::new(group, theta.view(), 2, 2, 17).unwrap();
     let e5 = (official.log_z() - quad).abs();
     let e17 = (seventeen.log_z() - quad).abs();
