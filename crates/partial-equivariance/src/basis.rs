@@ -66,7 +66,7 @@ impl KernelParams {
                 what: "kernel size",
             });
         }
-        if self.size % 2 == 0 {
+        if self.size.is_multiple_of(2) {
             return Err(Error::EvenKernelSize { size: self.size });
         }
         if self.size > 255 {
@@ -227,8 +227,8 @@ impl KernelBasis {
         for (slot, &(r, j, bo, bi)) in slots.iter().enumerate() {
             let (po, pi) = (output.irreps()[bo], input.irreps()[bi]);
             let key = (j, po, pi);
-            if !decompositions.contains_key(&key) {
-                decompositions.insert(key, decomposition_for(group, j, po, pi)?);
+            if let std::collections::hash_map::Entry::Vacant(v) = decompositions.entry(key) {
+                v.insert(decomposition_for(group, j, po, pi)?);
             }
             let dec = &decompositions[&key];
             for (bidx, block) in dec.blocks.iter().enumerate() {
@@ -685,7 +685,7 @@ pub fn act_on_sampled(
             got: format!("{:?}", kernel.dim()),
         });
     }
-    if size % 2 == 0 {
+    if size.is_multiple_of(2) {
         return Err(Error::EvenKernelSize { size });
     }
     let params = KernelParams::new(size, 0);

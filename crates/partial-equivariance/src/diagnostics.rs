@@ -144,7 +144,7 @@ pub fn equivariance_spectrum(
             None => energy.push((label.psi, w * w)),
         }
     }
-    energy.sort_by(|x, y| x.0.cmp(&y.0));
+    energy.sort_by_key(|e| e.0);
     let _ = input.group().name();
     Ok(Spectrum { energy, residual })
 }

@@ -163,7 +163,7 @@ pub fn fit<G: CompactGroup>(
             break;
         }
     }
-    if !(grad_norm < config.tol) {
+    if grad_norm.is_nan() || grad_norm >= config.tol {
         return Err(Error::NotConverged {
             iterations,
             grad_norm,

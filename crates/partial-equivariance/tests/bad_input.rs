@@ -164,6 +164,7 @@ proptest! {
             let _ = WignerEckartBasis::new(fin, fout, &params);
             let _ = KernelBasis::unconstrained(fin, fout, &params);
             let _ = HarmonicKernel::random(fin, fout, &params, &mut rng);
+            #[allow(clippy::collapsible_if)]
             if let Ok(lik) = &lik {
                 if let Ok(rb) = RelaxedBasis::new(fin, fout, &params, lik) {
                     let _ = rb.basis().kernel(theta.view());
