@@ -30,6 +30,7 @@
 //! | `lookahead_mlmc` | `lookahead-mlmc` | multilevel Monte Carlo for look-ahead Bayesian optimisation (Yang et al.) |
 //! | `matrix_completion` | `matrix-completion` | Schatten-p matrix completion, deep and weighted factorisation, FRMC (Ledent & Alves) |
 //! | `max_reward_rl` | `max-reward-rl` | max-reward reinforcement learning (Veviurko et al.) |
+//! | `partial_equivariance` | `partial-equivariance` | band-limited Fourier likelihoods over compact groups, KL/alignment regularisers, Wigner–Eckart and λ-relaxed steerable kernel bases (Veefkind & Cesa) |
 //! | `perceptanon` | `perceptanon` | rank correlations with human scores, SSIM/PSNR/MSE, image anonymisers and learned anonymity scores (Patwari et al.) |
 //! | `ricci_causal` | `ricci-causal` | Ricci curvature, Ricci flow and causal estimation on networks (Farzam et al.) |
 //! | `rule_following` | `rule-following` | case-based vs rule-based reasoning: math tasks, leave-square-out splits, rule traces, kNN and a tiny transformer (Hu et al.) |
@@ -68,6 +69,8 @@ pub use matrix_completion;
 pub use max_reward_rl;
 #[cfg(feature = "nncore")]
 pub use nncore;
+#[cfg(feature = "partial-equivariance")]
+pub use partial_equivariance;
 #[cfg(feature = "perceptanon")]
 pub use perceptanon;
 #[cfg(feature = "ricci-causal")]
