@@ -34,6 +34,7 @@
 //! | baselines: L2 on an RK solution; Fenrir with learned `κ²` | [`L2Fit`] + [`rk::L2Loss`], [`LearnedDiffusionFit`] |
 //! | systems: pendulum, Lotka–Volterra, FitzHugh–Nagumo, Hodgkin–Huxley (one and two compartments) | [`models`] |
 //! | relative parameter RMSE, convergence within 5 % | [`metrics`] |
+//! | Table 1's rows, protocol and estimators, one row's multi-start comparison | [`table1`] |
 //!
 //! ## Notes on reproducing the official runs
 //!
@@ -96,6 +97,7 @@ pub mod prior;
 pub mod rk;
 pub mod sqrt;
 pub mod synthetic;
+pub mod table1;
 
 pub use data::{Grid, Observations};
 pub use error::{Error, Result};
