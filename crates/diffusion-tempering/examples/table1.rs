@@ -35,7 +35,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         t.elapsed().as_secs_f64(),
         r.successes[0],
         r.successes[1],
-        if learned { r.successes[2].to_string() } else { "-".into() },
+        if learned {
+            r.successes[2].to_string()
+        } else {
+            "-".into()
+        },
         r.iters,
         r.rmse,
         system.paper()

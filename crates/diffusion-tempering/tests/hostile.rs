@@ -183,11 +183,17 @@ fn rmse_names_non_finite_input_and_scales() {
     use diffusion_tempering::Error;
     assert!(matches!(
         metrics::rel_param_rmse(&[0.0, f64::NAN], &[1.0, 1.0]),
-        Err(Error::NonFiniteInput { what: "estimate", index: 1 })
+        Err(Error::NonFiniteInput {
+            what: "estimate",
+            index: 1
+        })
     ));
     assert!(matches!(
         metrics::rel_param_rmse(&[1.0], &[f64::INFINITY]),
-        Err(Error::NonFiniteInput { what: "true parameters", index: 0 })
+        Err(Error::NonFiniteInput {
+            what: "true parameters",
+            index: 0
+        })
     ));
     // (1e308 − (−1e308)) overflows; the relative error is 2 exactly.
     let e = metrics::rel_param_rmse(&[1e308, 1.0], &[-1e308, 1.0]).unwrap();

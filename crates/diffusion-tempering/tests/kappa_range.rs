@@ -88,7 +88,11 @@ fn gradients_match_central_differences_over_the_schedule() {
 }
 
 /// `y_c = μ + √c (y − μ)` with `μ` the ODE posterior's observed means.
-fn scaled<M: OdeModel + Clone>(lik: &FenrirLikelihood<M>, p: &[f64], c: f64) -> FenrirLikelihood<M> {
+fn scaled<M: OdeModel + Clone>(
+    lik: &FenrirLikelihood<M>,
+    p: &[f64],
+    c: f64,
+) -> FenrirLikelihood<M> {
     let obs = lik.observations();
     let sol = OdeFilter::new(lik.config(), 1.0)
         .unwrap()
@@ -105,13 +109,8 @@ fn scaled<M: OdeModel + Clone>(lik: &FenrirLikelihood<M>, p: &[f64], c: f64) -> 
             yc[[r, o]] = mu + c.sqrt() * (y[[r, o]] - mu);
         }
     }
-    let obs_c = Observations::new(
-        obs.times().to_vec(),
-        yc,
-        h.to_owned(),
-        c * obs.noise_var(),
-    )
-    .unwrap();
+    let obs_c =
+        Observations::new(obs.times().to_vec(), yc, h.to_owned(), c * obs.noise_var()).unwrap();
     FenrirLikelihood::new(lik.model().clone(), obs_c, lik.grid().clone(), lik.config()).unwrap()
 }
 
@@ -161,7 +160,10 @@ fn means_invariant_and_covariances_proportional_over_the_schedule() {
         for i in 0..grid.len() {
             for j in 0..d {
                 let (a, b) = (s.smoother_means[[i, j]], base.smoother_means[[i, j]]);
-                assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "κ² = {k:e}: mean {a} vs {b}");
+                assert!(
+                    (a - b).abs() <= 1e-9 * b.abs().max(1.0),
+                    "κ² = {k:e}: mean {a} vs {b}"
+                );
             }
         }
         for (a, b) in s.filter_covs.iter().zip(base.filter_covs.iter()) {

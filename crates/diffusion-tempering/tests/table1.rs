@@ -20,8 +20,26 @@ fn cheap() -> Estimators {
 #[test]
 fn rayon_and_serial_runs_are_identical() {
     let est = cheap();
-    let par = run_row(System::Pendulum, &est, 0.1, 6, 4, Parallelism::Rayon, &|| {}).unwrap();
-    let ser = run_row(System::Pendulum, &est, 0.1, 6, 4, Parallelism::Serial, &|| {}).unwrap();
+    let par = run_row(
+        System::Pendulum,
+        &est,
+        0.1,
+        6,
+        4,
+        Parallelism::Rayon,
+        &|| {},
+    )
+    .unwrap();
+    let ser = run_row(
+        System::Pendulum,
+        &est,
+        0.1,
+        6,
+        4,
+        Parallelism::Serial,
+        &|| {},
+    )
+    .unwrap();
     assert_eq!(par, ser);
     assert_eq!(par.converged.len(), 6);
     for k in 0..3 {
