@@ -74,10 +74,10 @@ proptest! {
             prop_assert!(finite_all(&bx.bump(&[a, b])) || !finite_all(&[a, b]));
         }
         let _ = Bounds::new(vec![a], vec![b, c]);
-        if let Ok(p) = Iwp::new(n) {
-            if let Ok((am, qm)) = p.transition(a) {
-                prop_assert!(am.iter().chain(qm.iter()).all(|x| x.is_finite()));
-            }
+        if let Ok(p) = Iwp::new(n)
+            && let Ok((am, qm)) = p.transition(a)
+        {
+            prop_assert!(am.iter().chain(qm.iter()).all(|x| x.is_finite()));
         }
         if let Ok(e) = metrics::rel_param_rmse(&[a, b], &[c, 1.0]) {
             prop_assert!(!e.is_nan() && e >= 0.0);
@@ -136,10 +136,10 @@ proptest! {
             if let Ok((v, g, gk)) = lik.nll_grad_log_kappa2(&p, k) {
                 prop_assert!(v.is_finite() && finite_all(&g) && gk.is_finite());
             }
-            if let Ok(f) = OdeFilter::new(cfg, k) {
-                if let Ok(sol) = f.solve(&pend, &p, &grid) {
-                    prop_assert!(sol.smoother_means.iter().all(|v| v.is_finite()));
-                }
+            if let Ok(f) = OdeFilter::new(cfg, k)
+                && let Ok(sol) = f.solve(&pend, &p, &grid)
+            {
+                prop_assert!(sol.smoother_means.iter().all(|v| v.is_finite()));
             }
             if let Ok(bx) = Bounds::new(vec![lo], vec![hi]) {
                 let fit = TemperedFit {

@@ -64,12 +64,11 @@ fn check_gradient<M: OdeModel>(lik: &FenrirLikelihood<M>, p: &[f64], what: &str)
             "{what}, κ² = {k:e}: dual value {v} vs {v0}"
         );
         let gmax = g.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        for j in 0..p.len() {
+        for (j, &gj) in g.iter().enumerate() {
             let fd = central_difference(&|x: &[f64]| lik.nll(x, k).unwrap(), p, j);
             assert!(
-                (g[j] - fd).abs() <= 1e-5 * g[j].abs().max(1e-3 * gmax),
-                "{what}, κ² = {k:e}: ∂ℓ/∂θ{j} dual {} vs central difference {fd}",
-                g[j]
+                (gj - fd).abs() <= 1e-5 * gj.abs().max(1e-3 * gmax),
+                "{what}, κ² = {k:e}: ∂ℓ/∂θ{j} dual {gj} vs central difference {fd}"
             );
         }
     }
