@@ -535,7 +535,6 @@ impl Reproduction for DiffusionTempering {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::Budget;
 
     /// The Fenrir NLL equals probdiffeq's recorded values (spec tolerance 1e-6 relative).
     #[test]
