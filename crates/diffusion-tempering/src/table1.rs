@@ -203,7 +203,9 @@ pub enum Parallelism {
 /// each `O(iterations × N D³)`.
 ///
 /// # Errors
-/// As [`Synthetic::new`] and [`Grid::uniform`].
+/// As [`Synthetic::new`] and [`Grid::uniform`] (a bad `dt`);
+/// [`crate::Error::Core`] (`TooLarge`) when `starts` starts would exceed the
+/// allocation cap.
 pub fn run_row(
     system: System,
     est: &Estimators,
@@ -264,6 +266,7 @@ fn row<M: OdeModel + Clone + Send>(
     par: Parallelism,
     progress: &(dyn Fn() + Sync),
 ) -> Result<RowResult> {
+    mlcore::check::alloc_len(&[starts, 3 * truth.len().max(1)], 8, "starts × parameters")?;
     let (t1, observed) = system.setup();
     let mut rng = seeded(seed);
     let Synthetic { lik, l2 } = Synthetic::new(

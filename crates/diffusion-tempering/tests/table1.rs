@@ -61,3 +61,36 @@ fn rows_carry_table_1() {
     assert_eq!(System::TwoCompartment(6).paper().unwrap().rk, 0.0);
     assert!(System::HodgkinHuxley(4).paper().is_none());
 }
+
+/// Bad input: a step that is not positive, or more starts than memory holds.
+#[test]
+fn bad_rows_are_typed_errors() {
+    use diffusion_tempering::Error;
+    let est = cheap();
+    for dt in [f64::NAN, -0.1, 0.0, 1e300] {
+        assert!(matches!(
+            run_row(
+                System::Pendulum,
+                &est,
+                dt,
+                2,
+                1,
+                Parallelism::Serial,
+                &|| {}
+            ),
+            Err(Error::InvalidParameter { .. })
+        ));
+    }
+    assert!(matches!(
+        run_row(
+            System::LotkaVolterra4,
+            &est,
+            0.1,
+            usize::MAX / 2,
+            1,
+            Parallelism::Rayon,
+            &|| {}
+        ),
+        Err(Error::Core(mlcore::Error::TooLarge { .. }))
+    ));
+}
