@@ -94,7 +94,8 @@ impl Iwp {
     /// from the closed forms (not through the preconditioner).
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] unless `h` is finite and positive.
+    /// [`Error::InvalidParameter`] unless `h` is finite and positive and
+    /// small enough that `h^{2q+1}` is finite.
     pub fn transition(&self, h: f64) -> Result<(Array2<f64>, Array2<f64>)> {
         mlcore::check::positive(h, "step h")?;
         let q = self.q;
@@ -109,6 +110,13 @@ impl Iwp {
                 let e = 2 * q + 1 - i - j;
                 qm[[i, j]] = h.powi(e as i32) / (e as f64 * factorial(q - i) * factorial(q - j));
             }
+        }
+        if qm.iter().chain(a.iter()).any(|v| !v.is_finite()) {
+            return Err(Error::InvalidParameter {
+                name: "step h",
+                value: h,
+                expected: "small enough that h^(2q+1) is finite",
+            });
         }
         Ok((a, qm))
     }

@@ -220,7 +220,8 @@ impl<M: OdeModel> L2Loss<M> {
     ///
     /// # Errors
     /// [`Error::DimensionMismatch`] when `H_obs` does not have `d` columns;
-    /// [`Error::TimeNotOnGrid`] when a data time precedes `t₀`.
+    /// [`Error::InvalidParameter`] for a non-finite `t₀` (named `t0`) or a
+    /// first data time before it (named `first data time`).
     pub fn new(model: M, obs: Observations, t0: f64, cfg: RkConfig) -> Result<Self> {
         if obs.proj().ncols() != model.dim() {
             return Err(Error::DimensionMismatch {
@@ -229,8 +230,19 @@ impl<M: OdeModel> L2Loss<M> {
                 got: obs.proj().ncols(),
             });
         }
-        if !t0.is_finite() || obs.times()[0] < t0 {
-            return Err(Error::TimeNotOnGrid { t: obs.times()[0] });
+        if !t0.is_finite() {
+            return Err(Error::InvalidParameter {
+                name: "t0",
+                value: t0,
+                expected: "finite",
+            });
+        }
+        if obs.times()[0] < t0 {
+            return Err(Error::InvalidParameter {
+                name: "first data time",
+                value: obs.times()[0],
+                expected: ">= t0 (the solver integrates forward)",
+            });
         }
         Ok(L2Loss {
             model,

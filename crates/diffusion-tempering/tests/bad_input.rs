@@ -113,7 +113,19 @@ fn times_must_be_monotone_and_on_the_grid() {
             0.5,
             RkConfig::default()
         ),
-        Err(Error::TimeNotOnGrid { .. })
+        Err(Error::InvalidParameter {
+            name: "first data time",
+            ..
+        })
+    ));
+    assert!(matches!(
+        L2Loss::new(
+            LotkaVolterra::two_param(),
+            lv_obs(),
+            f64::NAN,
+            RkConfig::default()
+        ),
+        Err(Error::InvalidParameter { name: "t0", .. })
     ));
 }
 
