@@ -17,6 +17,7 @@ pub mod lookahead_mlmc;
 pub mod matrix_completion;
 pub mod max_reward_rl;
 pub mod nncore;
+pub mod partial_equivariance;
 pub mod perceptanon;
 pub mod ricci_causal;
 pub mod rule_following;
@@ -39,6 +40,7 @@ pub fn registry() -> Vec<Box<dyn Reproduction>> {
         Box::new(matrix_completion::MatrixCompletion),
         Box::new(max_reward_rl::MaxRewardRl),
         Box::new(nncore::Nncore),
+        Box::new(partial_equivariance::PartialEquivariance),
         Box::new(perceptanon::PerceptAnon),
         Box::new(ricci_causal::RicciCausal),
         Box::new(rule_following::RuleFollowing),

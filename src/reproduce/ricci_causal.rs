@@ -138,12 +138,11 @@ fn decide(
         .min_by(|&a, &b| mean(&err(a, 0)).total_cmp(&mean(&err(b, 0))))
         .ok_or("no estimator")?;
     let mut scatter = Vec::new();
-    for e in 0..ESTIMATORS.len() {
+    for (e, est) in ESTIMATORS.iter().enumerate() {
         let (o, f) = (err(e, 0), err(e, 1));
         let (x, y) = (arr(&f), arr(&o));
         let p = wilcoxon_signed_rank(x.view(), y.view(), Alternative::Less)?.p_value;
         let d = &x - &y;
-        let est = ESTIMATORS[e];
         figures.push(Figure::new(
             format!("{name}: mean |ATE error|, {est}, original partition"),
             mean(&o),
