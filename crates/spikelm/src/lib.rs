@@ -19,6 +19,18 @@
 //! | §4.2 elastic frequency encoding (`α = k·mean|u|`, first batch) | [`AlphaPolicy`] |
 //! | LSQ straight-through gradient | [`ElasticBiSpike::forward`], [`neuron::reference_backward`] |
 //! | energy (AC 0.9 pJ, MAC 4.6 pJ) | [`SpikeStats`], [`EnergyModel`] |
+//! | `SpikeLinear`, spiking self-attention (K, V re-spiked, Q real) | [`layers`] |
+//! | spike-driven BERT (masked LM) and a causal LM, input repeated T times, mean over T | [`model`] |
+//! | additions instead of multiplications | [`sparse::SpikeMatrix`] |
+//! | data (generated in code: a seeded synthetic corpus), BERT masking | [`corpus`] |
+//!
+//! Deviations and choices, each documented at its item: the spike value's
+//! zero is always `+0.0`; `ResetMode::Normalized` and `ResetMode::Symmetric`
+//! fix the official reset's scale dependence and asymmetry (the official
+//! one stays the default); the first-batch α initialisation is an explicit,
+//! serialisable step ([`ElasticBiSpike::initialize`], [`ElasticBiSpike::to_json`])
+//! instead of a hidden side effect of the first forward pass; the FFN uses
+//! GELU as the official code (its config says "relu").
 //!
 //! ```
 //! use candle_core::{Device, Tensor};
@@ -36,7 +48,10 @@
 
 #![deny(missing_docs)]
 
+pub mod corpus;
 mod error;
+pub mod layers;
+pub mod model;
 pub mod neuron;
 pub mod sparse;
 mod spike;
@@ -46,3 +61,7 @@ pub use error::{Error, Result};
 pub use neuron::{Levels, NeuronConfig, ResetMode};
 pub use spike::{AlphaPolicy, ElasticBiSpike};
 pub use stats::{EnergyModel, SpikeStats};
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
