@@ -20,6 +20,7 @@ pub mod nncore;
 pub mod perceptanon;
 pub mod ricci_causal;
 pub mod rule_following;
+pub mod spikelm;
 pub mod ssm_universality;
 pub mod vint_pose;
 pub mod wl_transformer;
@@ -41,6 +42,7 @@ pub fn registry() -> Vec<Box<dyn Reproduction>> {
         Box::new(perceptanon::PerceptAnon),
         Box::new(ricci_causal::RicciCausal),
         Box::new(rule_following::RuleFollowing),
+        Box::new(spikelm::SpikeLmRepro),
         Box::new(ssm_universality::SsmUniversality),
         Box::new(vint_pose::VintPose),
         Box::new(wl_transformer::WlTransformer),
