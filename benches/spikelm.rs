@@ -40,8 +40,11 @@ fn bench(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("spikelm_neuron_t4_128x768");
     g.sample_size(20);
-    let x: Vec<f32> = (0..4 * 128 * 768).map(|_| rng.random_range(-2.0f32..2.0)).collect();
-    let neuron = ElasticBiSpike::new(NeuronConfig::default(), AlphaPolicy::Fixed(vec![1.0; 4])).unwrap();
+    let x: Vec<f32> = (0..4 * 128 * 768)
+        .map(|_| rng.random_range(-2.0f32..2.0))
+        .collect();
+    let neuron =
+        ElasticBiSpike::new(NeuronConfig::default(), AlphaPolicy::Fixed(vec![1.0; 4])).unwrap();
     let xt = Tensor::from_vec(x.clone(), (4, 128, 768), &Device::Cpu).unwrap();
     g.bench_function("candle", |b| b.iter(|| neuron.forward(&xt).unwrap()));
     g.bench_function("reference", |b| {
