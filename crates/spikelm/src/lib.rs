@@ -16,7 +16,7 @@
 //! | paper | item |
 //! |---|---|
 //! | §4.1 bi-directional, elastic amplitude spikes; official `ElasticBiSpiking` | [`ElasticBiSpike`], [`Levels`], [`ResetMode`], [`neuron`] (plain-slice reference) |
-//! | §4.2 elastic frequency encoding (`α = k·mean|u|`, first batch) | [`AlphaPolicy`] |
+//! | §4.2 elastic frequency encoding (`α = k·mean abs(u)`, first batch) | [`AlphaPolicy`] |
 //! | LSQ straight-through gradient | [`ElasticBiSpike::forward`], [`neuron::reference_backward`] |
 //! | energy (AC 0.9 pJ, MAC 4.6 pJ) | [`SpikeStats`], [`EnergyModel`] |
 //! | `SpikeLinear`, spiking self-attention (K, V re-spiked, Q real) | [`layers`] |
