@@ -21,6 +21,7 @@ pub mod partial_equivariance;
 pub mod perceptanon;
 pub mod ricci_causal;
 pub mod rule_following;
+pub mod spikelm;
 pub mod ssm_universality;
 pub mod svgp_ksvd;
 pub mod vint_pose;
@@ -44,6 +45,7 @@ pub fn registry() -> Vec<Box<dyn Reproduction>> {
         Box::new(perceptanon::PerceptAnon),
         Box::new(ricci_causal::RicciCausal),
         Box::new(rule_following::RuleFollowing),
+        Box::new(spikelm::SpikeLmRepro),
         Box::new(ssm_universality::SsmUniversality),
         Box::new(svgp_ksvd::SvgpKsvd),
         Box::new(vint_pose::VintPose),

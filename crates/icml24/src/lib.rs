@@ -34,6 +34,7 @@
 //! | `perceptanon` | `perceptanon` | rank correlations with human scores, SSIM/PSNR/MSE, image anonymisers and learned anonymity scores (Patwari et al.) |
 //! | `ricci_causal` | `ricci-causal` | Ricci curvature, Ricci flow and causal estimation on networks (Farzam et al.) |
 //! | `rule_following` | `rule-following` | case-based vs rule-based reasoning: math tasks, leave-square-out splits, rule traces, kNN and a tiny transformer (Hu et al.) |
+//! | `spikelm` | `spikelm` | elastic bi-spiking neurons with LSQ straight-through gradients, spiking linear/attention layers, spike-driven masked and causal char LMs, a spike-sparse ±α·W kernel, spike energy (Xing et al.) |
 //! | `ssm_universality` | `ssm-universality` | linear diagonal recurrences + MLPs: lossless encodings, Vandermonde conditioning, complex vs real spectra (Orvieto et al.) |
 //! | `svgp_ksvd` | `svgp-ksvd` | KEP-SVGP attention: kernel SVD of the asymmetric attention kernel + eigen-pair SVGPs with a diagonal prior (Chen et al.) |
 //! | `vint_pose` | `vint-pose` | visuo-tactile in-hand object pose: SE(3), ADD/ADD-S/AUC, ICP with tactile fusion, MJCF hand (Wan et al., VinT-6D) |
@@ -77,6 +78,8 @@ pub use perceptanon;
 pub use ricci_causal;
 #[cfg(feature = "rule-following")]
 pub use rule_following;
+#[cfg(feature = "spikelm")]
+pub use spikelm;
 #[cfg(feature = "ssm-universality")]
 pub use ssm_universality;
 #[cfg(feature = "svgp-ksvd")]
