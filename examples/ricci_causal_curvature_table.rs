@@ -10,7 +10,7 @@ use ricci_causal::curvature::{FormanKind, OllivierConfig, forman, lin_lu_yau, ol
 use ricci_causal::generators::*;
 use ricci_causal::graph::WeightedGraph;
 
-fn main() -> Result<(), ricci_causal::Error> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     type Row = (
         &'static str,
         WeightedGraph,
@@ -104,8 +104,8 @@ fn main() -> Result<(), ricci_causal::Error> {
     let mut worst: f64 = 0.0;
     for (name, g, (u, v), want) in rows {
         let e = g
-            .edge_between(g.node_index(&u)?, g.node_index(&v)?)
-            .expect("edge exists");
+            .edge_between(g.node_index(&u)?, g.node_index(&v)?)?
+            .ok_or("the table's edge is not in its graph")?;
         let got = [
             ollivier(&g, &OllivierConfig::with_alpha(0.0))?.kappa[e],
             ollivier(&g, &OllivierConfig::with_alpha(0.5))?.kappa[e],
