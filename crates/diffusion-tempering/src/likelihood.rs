@@ -102,10 +102,28 @@ impl<M: OdeModel> FenrirLikelihood<M> {
     /// [`Error::DimensionMismatch`] / [`Error::NonFiniteInput`] for bad θ,
     /// [`Error::InvalidDiffusion`], [`Error::NonFinite`] (naming the step)
     /// when `f` returns NaN/∞.
+    ///
+    /// Far beyond the tempering schedule's largest κ² (1e20), e.g. at κ²
+    /// near `f64::MAX`, the recursion can overflow: that is
+    /// [`Error::NonFinite`] at the last grid time, never a NaN or ∞ value.
     pub fn nll(&self, p: &[f64], kappa2: f64) -> Result<f64> {
         check_params(&self.model, p)?;
         check_kappa2(kappa2)?;
-        self.generic(p, kappa2.sqrt())
+        let v = self.generic(p, kappa2.sqrt())?;
+        self.finite(&[v]).map(|_| v)
+    }
+
+    /// `Ok` when every value is finite, else [`Error::NonFinite`] at the
+    /// last grid time.
+    fn finite(&self, values: &[f64]) -> Result<()> {
+        if values.iter().all(|v| v.is_finite()) {
+            return Ok(());
+        }
+        let times = self.grid.times();
+        Err(Error::NonFinite {
+            step: times.len().saturating_sub(1),
+            t: times.last().copied().unwrap_or(f64::NAN),
+        })
     }
 
     /// `(ℓ, ∇_θ ℓ)` by forward-mode duals (one pass per parameter).
@@ -116,7 +134,8 @@ impl<M: OdeModel> FenrirLikelihood<M> {
         check_params(&self.model, p)?;
         check_kappa2(kappa2)?;
         if p.is_empty() {
-            return Ok((self.generic(p, kappa2.sqrt())?, Vec::new()));
+            let v = self.generic(p, kappa2.sqrt())?;
+            return self.finite(&[v]).map(|_| (v, Vec::new()));
         }
         let sk = Dual64::from_re(kappa2.sqrt());
         let mut grad = Vec::with_capacity(p.len());
@@ -131,6 +150,8 @@ impl<M: OdeModel> FenrirLikelihood<M> {
             value = l.re;
             grad.push(l.eps);
         }
+        self.finite(&[value])?;
+        self.finite(&grad)?;
         Ok((value, grad))
     }
 
@@ -145,6 +166,7 @@ impl<M: OdeModel> FenrirLikelihood<M> {
         let pd: Vec<Dual64> = p.iter().map(|&v| Dual64::from_re(v)).collect();
         // d√κ²/d log κ² = √κ²/2
         let l = self.generic(&pd, Dual64::new(s, 0.5 * s))?;
+        self.finite(&[l.eps])?;
         Ok((v, g, l.eps))
     }
 }

@@ -28,6 +28,41 @@ impl Default for RkConfig {
     }
 }
 
+impl RkConfig {
+    /// Checks the tolerances and the step budget.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `rtol` or `atol` unless each is
+    /// finite and ≥ 0 with `rtol + atol > 0` (an infinite tolerance accepts
+    /// every step, whatever its error), or naming `max_steps` when it is 0.
+    pub fn check(&self) -> Result<()> {
+        for (name, value) in [("rtol", self.rtol), ("atol", self.atol)] {
+            if !(value.is_finite() && value >= 0.0) {
+                return Err(Error::InvalidParameter {
+                    name,
+                    value,
+                    expected: "finite and >= 0",
+                });
+            }
+        }
+        if self.rtol + self.atol <= 0.0 {
+            return Err(Error::InvalidParameter {
+                name: "rtol",
+                value: self.rtol,
+                expected: "rtol + atol > 0",
+            });
+        }
+        if self.max_steps == 0 {
+            return Err(Error::InvalidParameter {
+                name: "max_steps",
+                value: 0.0,
+                expected: ">= 1",
+            });
+        }
+        Ok(())
+    }
+}
+
 const C: [f64; 7] = [0.0, 0.2, 0.3, 0.8, 8.0 / 9.0, 1.0, 1.0];
 const A: [[f64; 6]; 7] = [
     [0.0; 6],
@@ -91,6 +126,7 @@ pub fn dopri5<M: OdeModel, T: Scalar>(
     out_times: &[f64],
     cfg: &RkConfig,
 ) -> Result<Vec<Vec<T>>> {
+    cfg.check()?;
     if !t0.is_finite() {
         return Err(Error::InvalidParameter {
             name: "t0",
@@ -221,8 +257,10 @@ impl<M: OdeModel> L2Loss<M> {
     /// # Errors
     /// [`Error::DimensionMismatch`] when `H_obs` does not have `d` columns;
     /// [`Error::InvalidParameter`] for a non-finite `t₀` (named `t0`) or a
-    /// first data time before it (named `first data time`).
+    /// first data time before it (named `first data time`), and the
+    /// tolerance errors of [`RkConfig::check`].
     pub fn new(model: M, obs: Observations, t0: f64, cfg: RkConfig) -> Result<Self> {
+        cfg.check()?;
         if obs.proj().ncols() != model.dim() {
             return Err(Error::DimensionMismatch {
                 what: "columns of the observation projection vs ODE dimension",
@@ -286,9 +324,24 @@ impl<M: OdeModel> L2Loss<M> {
     ///
     /// # Errors
     /// Bad θ as in [`crate::FenrirLikelihood::nll`]; solver failures.
+    /// A solution far from the data can make the sum of squares overflow:
+    /// that is [`Error::NonFinite`] at the last data time, never `+∞`.
     pub fn nll(&self, p: &[f64]) -> Result<f64> {
         check_params(&self.model, p)?;
-        self.generic(p)
+        let v = self.generic(p)?;
+        self.finite(v)
+    }
+
+    fn finite(&self, v: f64) -> Result<f64> {
+        if v.is_finite() {
+            Ok(v)
+        } else {
+            let times = self.obs.times();
+            Err(Error::NonFinite {
+                step: times.len().saturating_sub(1),
+                t: times.last().copied().unwrap_or(self.t0),
+            })
+        }
     }
 
     /// `(ℓ₂, ∇ℓ₂)` by forward sensitivities in `Dual64` (one solve per
@@ -312,6 +365,10 @@ impl<M: OdeModel> L2Loss<M> {
         }
         if p.is_empty() {
             v = self.generic(p)?;
+        }
+        let v = self.finite(v)?;
+        if g.iter().any(|x| !x.is_finite()) {
+            return self.finite(f64::NAN).map(|_| (v, g));
         }
         Ok((v, g))
     }
