@@ -79,7 +79,7 @@ pub(crate) fn q_ei_from_moments(mu: &[f64], cov: &[f64], q: usize, best: f64, z:
 ///
 /// # Errors
 /// [`Error::InvalidBatchSize`] for `q = 0` or `M = 0`, [`Error::DimensionMismatch`],
-/// [`Error::NonFinite`].
+/// [`Error::NonFinite`] (also when huge finite inputs overflow the average).
 pub fn q_expected_improvement(
     gp: &ExactGp,
     xs: ArrayView2<'_, f64>,
@@ -114,5 +114,12 @@ pub fn q_expected_improvement(
     let z: Vec<f64> = base.iter().copied().collect();
     check_finite("xs", &pts)?;
     check_finite("base", &z)?;
-    Ok(q_ei_slice(gp, &pts, q, best, &z))
+    let v = q_ei_slice(gp, &pts, q, best, &z);
+    if !v.is_finite() {
+        // Finite but huge base samples or `best` can overflow the average.
+        return Err(Error::NonFinite {
+            what: "qEI (base samples or best too large: the average overflows)",
+        });
+    }
+    Ok(v)
 }

@@ -406,7 +406,8 @@ impl ExactGp {
     ///
     /// # Errors
     /// As [`ExactGp::joint_posterior`], [`Error::DimensionMismatch`] if `z`
-    /// has not `q` entries, [`Error::NonFinite`] for a NaN or infinite `z`.
+    /// has not `q` entries, [`Error::NonFinite`] for a NaN or infinite `z`
+    /// or a draw that overflows (a finite `z` near `f64::MAX`).
     pub fn joint_sample(
         &self,
         xs: ArrayView2<'_, f64>,
@@ -423,9 +424,12 @@ impl ExactGp {
         }
         check_finite("z", &z.to_vec())?;
         let l = chol_psd_small(cov.as_slice().expect("standard layout"), q);
-        Ok(Array1::from_shape_fn(q, |a| {
+        let f = Array1::from_shape_fn(q, |a| {
             mu[a] + (0..=a).map(|b| l[a * q + b] * z[b]).sum::<f64>()
-        }))
+        });
+        // Finite but huge base samples can overflow the draw.
+        check_finite("joint draw (z too large)", &f.to_vec())?;
+        Ok(f)
     }
 
     /// The posterior after observing `y` at `x` (a fantasy): the factor of
