@@ -13,6 +13,8 @@ use mlcore::sampling::seeded;
 use rand::RngExt;
 
 fn bench(c: &mut Criterion) {
+    // As the runner does: keep candle's freed buffers (no page faults per call).
+    nncore::alloc::retain_freed_memory();
     let mut rng = seeded(0);
     let xs: Vec<f32> = (0..64 * 64).map(|_| rng.random::<f32>()).collect();
     let x = Tensor::from_vec(xs, (64, 64), &candle_core::Device::Cpu).unwrap();

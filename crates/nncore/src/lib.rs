@@ -15,6 +15,7 @@
 //! | [`params`], [`models`] | named parameters with frozen-parameter masks; a ReLU MLP initialised like PyTorch's `nn.Linear` |
 //! | [`optim`] | AdamW (candle-nn's), SGD with momentum, warm-up + cosine schedule |
 //! | [`train`] | one loop for any loss closure: clipping, early stopping, per-epoch history, progress bar, typed error naming the step of a NaN loss |
+//! | [`alloc`] | [`alloc::retain_freed_memory`]: glibc keeps freed tensor buffers (3–4× faster steps at width 512) |
 //! | [`metrics`] | accuracy, NLL, ECE (15 bins, with the bin table), Brier, AURC/E-AURC, AUROC, AUPR, FPR@95%TPR, perplexity, bits per character, on plain `ndarray` probabilities |
 //!
 //! Training runs in `f32`; metrics are computed in `f64`. Every function
@@ -49,6 +50,7 @@
 
 #![deny(missing_docs)]
 
+pub mod alloc;
 pub mod data;
 mod error;
 pub mod init;
