@@ -125,9 +125,9 @@ fn cost_from_sq(d2: &Array1<f64>, w: &Array1<f64>, p: f64) -> f64 {
 /// scale-invariant (`cost_p(V; A) = σᵖ cost_p(V; A/σ)`), so nothing else
 /// changes. Inputs finite (checked by the callers).
 fn scaled_points(points: ArrayView2<'_, f64>) -> (CowArray<'_, f64, Ix2>, f64) {
-    const LIMIT: f64 = 2.58224987808690858965591917200301187e120; // 2^400
+    let limit = 2f64.powi(400);
     let max = points.iter().fold(0.0f64, |acc, v| acc.max(v.abs()));
-    if max == 0.0 || (max <= LIMIT && max >= 1.0 / LIMIT) {
+    if max == 0.0 || (max <= limit && max >= 1.0 / limit) {
         return (CowArray::from(points), 1.0);
     }
     let sigma = 2f64.powi(max.log2().floor() as i32);
