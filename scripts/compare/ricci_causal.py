@@ -8,11 +8,16 @@ exchanged as edge-list files (``u v [w]`` per line) under
 ``curvature_csv`` (``cargo run --release -p ricci-causal --example
 curvature_csv -- IN OUT --repeats R``), which reads the file, computes the
 Ollivier–Ricci curvature of every edge (α = 0.5, GRC's defaults: measure
-∝ e^{-w²}, exact W1), writes one value per edge and prints the wall times of
-R runs, serial (``parallel: false``), shortest paths included. GRC runs
+∝ e^{-w²}, exact W1), writes one value per edge and prints the CPU times of
+R runs (``CLOCK_PROCESS_CPUTIME_ID``), serial (``parallel: false``), shortest
+paths included. GRC runs
 ``OllivierRicci(G, alpha=0.5, method="OTD", proc=1).compute_ricci_curvature()``
-on the same graph (APSP by networkit, ``ot.emd2`` per edge, one worker
-process); its time is the median of R calls on a fresh copy of the graph.
+on the same graph (APSP by networkit, one OpenMP thread; ``ot.emd2`` per edge
+in GRC's ``multiprocessing`` pool of one worker process); its time is the
+median CPU time of R calls on a fresh copy of the graph: this process's CPU
+time plus that of its reaped children (the pool worker), so the figures
+are CPU seconds on both sides and other jobs on a loaded machine do not
+count.
 
 Part 1 (agreement): max |κ_ours − κ_GRC| over all edges of each graph
 (unweighted and weighted), and the Ricci-flow weights after 3 iterations
@@ -36,7 +41,7 @@ Run (from the repository root):
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE target/compare-venv/bin/python scripts/compare/ricci_causal.py
 
-Options: ``--repeats N`` (runs per side and graph, default 5), ``--runs N``
+Options: ``--no-build`` (use the example already built), ``--repeats N`` (runs per side and graph, default 5), ``--runs N``
 (repeat the timing N times and keep each side's best median; default 1),
 ``--only unweighted|weighted`` (one speed section).
 Exit status 1 if an agreement check fails.
@@ -48,6 +53,7 @@ import argparse
 import json
 import math
 import random
+import resource
 import subprocess
 import sys
 import time
@@ -93,31 +99,39 @@ def ours(path: Path, repeats: int, flow: int | None = None) -> tuple[dict, dict]
     return timing, values
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process (all threads: networkit's APSP) plus its
+    reaped children (GRC's ``multiprocessing`` pool worker, joined when the
+    pool closes), so a loaded machine's other jobs do not count."""
+    ch = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + ch.ru_utime + ch.ru_stime
+
+
 def grc_curvature(G: nx.Graph, repeats: int) -> tuple[float, dict]:
     from GraphRicciCurvature.OllivierRicci import OllivierRicci
 
     times, orc = [], None
     for _ in range(repeats):
         H = G.copy()
-        t = time.perf_counter()
+        t = cpu_seconds()
         orc = OllivierRicci(H, alpha=0.5, method="OTD", proc=1, verbose="ERROR")
         orc.compute_ricci_curvature()
-        times.append(time.perf_counter() - t)
+        times.append(cpu_seconds() - t)
     times.sort()
     return times[len(times) // 2], {(u, v): d["ricciCurvature"] for u, v, d in orc.G.edges(data=True)}
 
 
 def grc_flow_time(G: nx.Graph, iterations: int, repeats: int) -> tuple[float, dict]:
-    """Median time of ``compute_ricci_flow(iterations)`` (initial curvature
+    """Median CPU time of ``compute_ricci_flow(iterations)`` (initial curvature
     included, as ours) on fresh copies, and the final weights."""
     from GraphRicciCurvature.OllivierRicci import OllivierRicci
 
     times, H = [], None
     for _ in range(repeats):
         orc = OllivierRicci(G.copy(), alpha=0.5, method="OTD", proc=1, verbose="ERROR")
-        t = time.perf_counter()
+        t = cpu_seconds()
         H = orc.compute_ricci_flow(iterations=iterations)
-        times.append(time.perf_counter() - t)
+        times.append(cpu_seconds() - t)
     times.sort()
     return times[len(times) // 2], {(u, v): d["weight"] for u, v, d in H.edges(data=True)}
 
@@ -195,6 +209,7 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--no-malloc-tuning", action="store_true")
+    ap.add_argument("--no-build", action="store_true", help="use the example already built in the target dir")
     ap.add_argument(
         "--only",
         choices=["all", "unweighted", "weighted"],
@@ -202,7 +217,8 @@ def main() -> int:
         help="which speed sections to run (agreement always runs)",
     )
     args = ap.parse_args()
-    build()
+    if not args.no_build:
+        build()
     for line in _common.machine_report("ricci_causal.py"):
         print(f"- {line}")
     import GraphRicciCurvature

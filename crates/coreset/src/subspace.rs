@@ -32,7 +32,7 @@
 use crate::checks;
 use crate::error::{Error, Result};
 use mlcore::linalg;
-use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis, s};
+use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis, CowArray, Ix2, s};
 use rand::{Rng, RngExt};
 
 /// Options of [`fit_subspace`].
@@ -118,6 +118,44 @@ fn cost_from_sq(d2: &Array1<f64>, w: &Array1<f64>, p: f64) -> f64 {
     d2.iter().zip(w).map(|(d, wi)| wi * d.powf(p / 2.0)).sum()
 }
 
+/// `(A / σ, σ)` with `σ` the power of two at or below `max |aᵢⱼ|` when
+/// that maximum lies outside `[2⁻⁴⁰⁰, 2⁴⁰⁰]` (squared norms of rows with
+/// entries near `1e155` would overflow, entries near `1e-160` underflow),
+/// else `(A, 1)`. Dividing by a power of two is exact, and subspaces are
+/// scale-invariant (`cost_p(V; A) = σᵖ cost_p(V; A/σ)`), so nothing else
+/// changes. Inputs finite (checked by the callers).
+fn scaled_points(points: ArrayView2<'_, f64>) -> (CowArray<'_, f64, Ix2>, f64) {
+    let limit = 2f64.powi(400);
+    let max = points.iter().fold(0.0f64, |acc, v| acc.max(v.abs()));
+    if max == 0.0 || (max <= limit && max >= 1.0 / limit) {
+        return (CowArray::from(points), 1.0);
+    }
+    let sigma = 2f64.powi(max.log2().floor() as i32);
+    (CowArray::from(points.mapv(|v| v / sigma)), sigma)
+}
+
+/// `σᵖ · c` for a cost `c` of the scaled points; [`Error::Overflow`] (with
+/// `ln(σᵖ c)`) when it exceeds `f64::MAX`.
+fn unscale_cost(c: f64, sigma: f64, p: f64) -> Result<f64> {
+    if sigma == 1.0 || c == 0.0 {
+        return Ok(c);
+    }
+    let direct = c * sigma.powf(p);
+    if direct.is_finite() && direct > 0.0 {
+        return Ok(direct);
+    }
+    let ln_value = c.ln() + p * sigma.ln();
+    let value = ln_value.exp();
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(Error::Overflow {
+            what: "cost_p(V)",
+            ln_value,
+        })
+    }
+}
+
 /// An orthonormal basis of the column span of `m` (`d × t`), from its thin SVD.
 fn orthonormal_span(m: ArrayView2<'_, f64>) -> Result<Array2<f64>> {
     let f = linalg::svd(m)?;
@@ -128,10 +166,15 @@ fn orthonormal_span(m: ArrayView2<'_, f64>) -> Result<Array2<f64>> {
 /// `cost_p(V) = Σᵢ wᵢ dist(aᵢ, span V)ᵖ` for any `d × k` matrix `V` of full
 /// column rank (it is orthonormalised first). O(n d k + d k²).
 ///
+/// Extreme entries (beyond `2^±400`, e.g. near `1e155`, whose squared row
+/// norms would overflow) are handled by scaling `A` by a power of two
+/// first; the cost is then `σᵖ` times the scaled cost.
+///
 /// # Errors
 /// [`Error::InvalidP`], [`Error::EmptyInput`], [`Error::NonFinite`],
 /// [`Error::ShapeMismatch`] when `V` does not have `d` rows or the weights
-/// are not `n` long, [`Error::InvalidWeights`].
+/// are not `n` long, [`Error::InvalidWeights`]; [`Error::Overflow`] (with
+/// `ln cost`) when the cost itself exceeds `f64::MAX`.
 pub fn subspace_cost(
     points: ArrayView2<'_, f64>,
     basis: ArrayView2<'_, f64>,
@@ -150,12 +193,18 @@ pub fn subspace_cost(
     }
     let w = checks::weights_or_ones(weights, points.nrows())?;
     let q = orthonormal_span(basis)?;
-    Ok(cost_from_sq(&squared_distances(points, &q), &w, p))
+    let (scaled, sigma) = scaled_points(points);
+    unscale_cost(
+        cost_from_sq(&squared_distances(scaled.view(), &q), &w, p),
+        sigma,
+        p,
+    )
 }
 
 /// The best `k`-dimensional subspace for `cost_p`, `1 ≤ p ≤ 2`, by
 /// iteratively reweighted PCA from the SVD subspace (see the module docs:
-/// monotone, a local optimum). O(n d² + d³) per iteration.
+/// monotone, a local optimum). O(n d² + d³) per iteration. Entries beyond
+/// `2^±400` are scaled by a power of two first (as [`subspace_cost`]).
 ///
 /// # Errors
 /// [`Error::InvalidP`] / [`Error::InvalidParameter`] for `p` outside
@@ -163,7 +212,7 @@ pub fn subspace_cost(
 /// [`Error::NonFinite`], [`Error::ShapeMismatch`] / [`Error::InvalidWeights`]
 /// for the weights; [`Error::ZeroMatrix`] when every weighted row is zero;
 /// [`Error::NotConverged`] at the iteration cap (residual: the last relative
-/// decrease).
+/// decrease); [`Error::Overflow`] when the optimal cost exceeds `f64::MAX`.
 pub fn fit_subspace(
     points: ArrayView2<'_, f64>,
     k: usize,
@@ -178,7 +227,10 @@ pub fn fit_subspace(
     opts.check()?;
     let d = points.ncols();
     let identity = Array2::eye(d);
-    fit_in_span(points, &identity, k, p, &w, opts)
+    let (scaled, sigma) = scaled_points(points);
+    let mut fit = fit_in_span(scaled.view(), &identity, k, p, &w, opts)?;
+    fit.cost = unscale_cost(fit.cost, sigma, p)?;
+    Ok(fit)
 }
 
 /// [`fit_subspace`] restricted to subspaces of `span Q` (`Q` orthonormal,
@@ -304,7 +356,8 @@ pub struct RowSubset {
 /// Selects `⌈c·k/ε⌉` rows by adaptive `dist^p` sampling and fits the best
 /// `k`-dimensional subspace inside their span (module docs; reconstructed).
 /// Sampling stops early once every row lies in the span. O(n d · rows +
-/// fit).
+/// fit). Entries beyond `2^±400` are scaled by a power of two first (as
+/// [`subspace_cost`]).
 ///
 /// # Errors
 /// As [`fit_subspace`], plus [`Error::InvalidEpsilon`] and
@@ -322,6 +375,8 @@ pub fn row_subset<R: Rng + ?Sized>(
     checks::epsilon(opts.epsilon)?;
     checks::positive(opts.c, "c")?;
     opts.fit.check()?;
+    let (scaled, sigma) = scaled_points(points);
+    let points = scaled.view();
     let n = points.nrows();
     let target = ((opts.c * k as f64 / opts.epsilon).ceil() as usize).min(n);
     let mut chosen = vec![false; n];
@@ -360,7 +415,8 @@ pub fn row_subset<R: Rng + ?Sized>(
     }
     indices.sort_unstable();
     let w = Array1::ones(n);
-    let subspace = fit_in_span(points, &q, k, p, &w, &opts.fit)?;
+    let mut subspace = fit_in_span(points, &q, k, p, &w, &opts.fit)?;
+    subspace.cost = unscale_cost(subspace.cost, sigma, p)?;
     Ok(RowSubset {
         indices,
         rounds,

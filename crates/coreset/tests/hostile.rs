@@ -16,7 +16,7 @@ use coreset::power_means::{
 };
 use coreset::regression::{IrlsOptions, cost, ln_cost, solve};
 use coreset::subspace::{
-    RowSubsetOptions, SubspaceOptions, fit_subspace, row_subset, subspace_cost,
+    RowSubsetOptions, SubspaceOptions, check_row_subset, fit_subspace, row_subset, subspace_cost,
 };
 use coreset::verify::{
     ProbeOptions, ProbeSet, exact_distortion_p2, probe_distortion, probe_distortion_at, weak_ratio,
@@ -132,6 +132,9 @@ proptest! {
         prop_assert!(row_subset(bad_a.view(), 1, q, &RowSubsetOptions::default(), &mut rng).is_err_and(|e| is_non_finite(&e)));
         let basis = Array2::<f64>::eye(d).slice(ndarray::s![.., ..1]).to_owned();
         prop_assert!(subspace_cost(bad_a.view(), basis.view(), q, None).is_err_and(|e| is_non_finite(&e)));
+        let subset = row_subset(a.view(), 1, q, &RowSubsetOptions::default(), &mut rng).unwrap();
+        prop_assert!(check_row_subset(bad_a.view(), &subset, 1, q, &SubspaceOptions::default())
+            .is_err_and(|e| is_non_finite(&e)));
     }
 
     /// p ≤ 0, p < 1 or non-finite p: InvalidP naming the value, everywhere.
@@ -160,6 +163,8 @@ proptest! {
         prop_assert!(row_subset(a.view(), 1, p, &RowSubsetOptions::default(), &mut rng).is_err_and(same));
         let basis = Array2::<f64>::eye(2).slice(ndarray::s![.., ..1]).to_owned();
         prop_assert!(subspace_cost(a.view(), basis.view(), p, None).is_err_and(same));
+        let subset = row_subset(a.view(), 1, 1.5, &RowSubsetOptions::default(), &mut rng).unwrap();
+        prop_assert!(check_row_subset(a.view(), &subset, 1, p, &SubspaceOptions::default()).is_err_and(same));
     }
 
     /// ε outside (0, 1): InvalidEpsilon naming the value.
@@ -230,6 +235,15 @@ proptest! {
         prop_assert!(matches!(uniform_coreset(0, 3, &mut rng), Err(Error::EmptyInput { .. })), "line {}", line!());
         prop_assert!(fit_subspace(a.view(), d + extra, 1.5, None, &SubspaceOptions::default()).is_err());
         prop_assert!(fit_subspace(a.view(), 0, 1.5, None, &SubspaceOptions::default()).is_err());
+        // A subset fitted on d columns, checked against points with d + extra.
+        let subset = row_subset(a.view(), 1, 1.5, &RowSubsetOptions::default(), &mut rng).unwrap();
+        let (wide, _) = data(n, d + extra, m, seed);
+        prop_assert!(matches!(check_row_subset(wide.view(), &subset, 1, 1.5, &SubspaceOptions::default()),
+            Err(Error::ShapeMismatch { .. })), "line {}", line!());
+        prop_assert!(check_row_subset(a.view(), &subset, 0, 1.5, &SubspaceOptions::default()).is_err());
+        prop_assert!(check_row_subset(a.view(), &subset, d + extra, 1.5, &SubspaceOptions::default()).is_err());
+        prop_assert!(matches!(check_row_subset(empty.view(), &subset, 1, 1.5, &SubspaceOptions::default()),
+            Err(Error::EmptyInput { .. })), "line {}", line!());
     }
 
     /// Probabilities outside [0, 1] name their index and value; sizes whose
@@ -295,6 +309,42 @@ proptest! {
             Ok(v) => prop_assert!(v.is_finite()),
             Err(Error::Overflow { ln_value, .. }) => prop_assert!(ln_value.is_finite() && ln_value > 709.0),
             Err(e) => prop_assert!(false, "unexpected {e:?}"),
+        }
+        // Subspaces on points s·A with s = 1e150…1e299 (squared row norms
+        // overflow unscaled): the scaling law cost_q(V; sA) = s^q cost_q(V; A)
+        // holds, as a finite value or as Overflow carrying its logarithm.
+        let q = p.min(2.0);
+        let law = |big: Result<f64, Error>, small: f64| -> Result<(), TestCaseError> {
+            let ln_ref = q * s.ln() + small.ln();
+            let ln = match big {
+                Ok(v) => {
+                    prop_assert!(v.is_finite() && v > 0.0, "{v}");
+                    v.ln()
+                }
+                Err(Error::Overflow { ln_value, .. }) => {
+                    prop_assert!(ln_value > 709.0, "{ln_value}");
+                    ln_value
+                }
+                Err(e) => return Err(TestCaseError::fail(format!("unexpected {e:?}"))),
+            };
+            prop_assert!((ln - ln_ref).abs() <= 1e-9 * ln_ref.abs(), "{ln} vs {ln_ref}");
+            Ok(())
+        };
+        let basis = Array2::<f64>::eye(2).slice(ndarray::s![.., ..1]).to_owned();
+        let small = subspace_cost(a.view(), basis.view(), q, None).unwrap();
+        law(subspace_cost(points.view(), basis.view(), q, None), small)?;
+        let opts = SubspaceOptions::default();
+        let small = fit_subspace(a.view(), 1, q, None, &opts).unwrap().cost;
+        law(fit_subspace(points.view(), 1, q, None, &opts).map(|f| f.cost), small)?;
+        match row_subset(points.view(), 1, q, &RowSubsetOptions::default(), &mut seeded(seed)) {
+            Ok(subset) => {
+                prop_assert!(subset.subspace.cost.is_finite());
+                match check_row_subset(points.view(), &subset, 1, q, &opts) {
+                    Ok(check) => prop_assert!(check.ratio().is_finite() && check.ratio() > 0.0),
+                    Err(e) => prop_assert!(matches!(e, Error::Overflow { .. }), "{e:?}"),
+                }
+            }
+            Err(e) => prop_assert!(matches!(e, Error::Overflow { .. }), "{e:?}"),
         }
     }
 }

@@ -6,7 +6,7 @@
 
 use crate::error::{Error, Result};
 use rayon::prelude::*;
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap};
 use std::fmt::Debug;
 use std::hash::Hash;
@@ -410,58 +410,162 @@ pub struct Component<N: NodeLabel> {
     pub edge_map: Vec<usize>,
 }
 
-#[derive(PartialEq)]
-struct Item(f64, usize);
-impl Eq for Item {}
-impl PartialOrd for Item {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Item {
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.0.total_cmp(&self.0).then_with(|| o.1.cmp(&self.1))
-    }
-}
-
-/// Scratch for repeated Dijkstra runs (distance array reset lazily).
+/// Scratch for repeated Dijkstra runs (distance array reset lazily). Heap
+/// keys are the bit patterns of the (finite, non-negative) distances, whose
+/// integer order is their numeric order, so the heap compares integers;
+/// ties go to the smaller node index.
 struct Scratch {
     dist: Vec<f64>,
     touched: Vec<usize>,
-    heap: BinaryHeap<Item>,
+    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    /// `mark[v] == stamp`: `v` is settled in the current run (Dial).
+    mark: Vec<u32>,
+    stamp: u32,
+    /// Dial's buckets (cyclic) and their width `Δ`, when used.
+    buckets: Vec<Vec<u32>>,
+    width: f64,
 }
 
+/// Most buckets Dial's algorithm may use (`2 w_max / w_min + 2`); beyond,
+/// the binary heap.
+const MAX_BUCKETS: f64 = 4096.0;
+
 impl Scratch {
-    fn new(n: usize) -> Self {
+    /// Scratch for `g`: Dial's bucket queue with width `Δ = w_min / 2` when
+    /// `2 w_max / w_min + 2 ≤ 4096`, else a binary heap.
+    fn new<N: NodeLabel>(g: &WeightedGraph<N>) -> Self {
+        let n = g.n_nodes();
+        let (lo, hi) = g
+            .weights
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(lo, hi), &w| {
+                (lo.min(w), hi.max(w))
+            });
+        let width = lo / 2.0;
+        let count = (hi / width).ceil() + 2.0;
+        let buckets = if count.is_finite() && count <= MAX_BUCKETS {
+            vec![Vec::new(); count as usize]
+        } else {
+            Vec::new()
+        };
         Scratch {
             dist: vec![f64::INFINITY; n],
             touched: Vec::new(),
             heap: BinaryHeap::new(),
+            mark: vec![0; n],
+            stamp: 0,
+            buckets,
+            width,
         }
     }
 
-    /// Dijkstra from `s`, settling nodes with `d ≤ cutoff`; returns the
-    /// settled `(node, distance)` sorted by node.
+    /// Dijkstra from `s`, settling nodes with `d ≤ cutoff`; calls
+    /// `settle(node, distance)` once per settled node, in order of distance
+    /// (by buckets of width `Δ` with Dial's queue), and stops when it
+    /// returns `false`.
     fn run<N: NodeLabel>(
         &mut self,
         g: &WeightedGraph<N>,
         s: usize,
         cutoff: f64,
-    ) -> Vec<(u32, f64)> {
+        settle: impl FnMut(usize, f64) -> bool,
+    ) {
         for &t in &self.touched {
             self.dist[t] = f64::INFINITY;
         }
         self.touched.clear();
+        if self.buckets.is_empty() {
+            self.run_heap(g, s, cutoff, settle);
+        } else {
+            self.run_dial(g, s, cutoff, settle);
+        }
+    }
+
+    /// Dial's algorithm with buckets of width `Δ = w_min / 2`: an edge
+    /// spans at least two buckets, so no node of the lowest non-empty
+    /// bucket can improve another one and all of them are final. Every
+    /// node's distance is then `min_u fl(d(u) + w(u, v))` over the same
+    /// predecessors as with a heap: the same value, bit for bit.
+    fn run_dial<N: NodeLabel>(
+        &mut self,
+        g: &WeightedGraph<N>,
+        s: usize,
+        cutoff: f64,
+        mut settle: impl FnMut(usize, f64) -> bool,
+    ) {
+        let nb = self.buckets.len();
+        let inv = 1.0 / self.width;
+        for b in &mut self.buckets {
+            b.clear();
+        }
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.mark.iter_mut().for_each(|m| *m = 0);
+            self.stamp = 1;
+        }
+        self.dist[s] = 0.0;
+        self.touched.push(s);
+        self.buckets[0].push(s as u32);
+        let mut queued = 1usize;
+        let mut k = 0usize;
+        while queued > 0 {
+            let slot = k % nb;
+            let mut bucket = std::mem::take(&mut self.buckets[slot]);
+            let mut i = 0;
+            while i < bucket.len() {
+                let x = bucket[i] as usize;
+                i += 1;
+                queued -= 1;
+                let d = self.dist[x];
+                // Stale (moved to a lower bucket and settled) or repeated.
+                if self.mark[x] == self.stamp || (d * inv) as usize != k {
+                    continue;
+                }
+                self.mark[x] = self.stamp;
+                if !settle(x, d) {
+                    self.buckets[slot] = bucket;
+                    return;
+                }
+                for &(y, e) in g.nbrs(x) {
+                    let nd = d + g.weights[e];
+                    if nd <= cutoff && nd < self.dist[y] {
+                        if self.dist[y] == f64::INFINITY {
+                            self.touched.push(y);
+                        }
+                        self.dist[y] = nd;
+                        let ky = (nd * inv) as usize;
+                        debug_assert!(ky > k && ky < k + nb);
+                        self.buckets[ky % nb].push(y as u32);
+                        queued += 1;
+                    }
+                }
+            }
+            bucket.clear();
+            self.buckets[slot] = bucket;
+            k += 1;
+        }
+    }
+
+    /// Dijkstra with a binary heap (any positive weights).
+    fn run_heap<N: NodeLabel>(
+        &mut self,
+        g: &WeightedGraph<N>,
+        s: usize,
+        cutoff: f64,
+        mut settle: impl FnMut(usize, f64) -> bool,
+    ) {
         self.heap.clear();
         self.dist[s] = 0.0;
         self.touched.push(s);
-        self.heap.push(Item(0.0, s));
-        let mut out = Vec::new();
-        while let Some(Item(d, x)) = self.heap.pop() {
+        self.heap.push(Reverse((0f64.to_bits(), s as u32)));
+        while let Some(Reverse((bits, x))) = self.heap.pop() {
+            let (d, x) = (f64::from_bits(bits), x as usize);
             if d > self.dist[x] {
                 continue;
             }
-            out.push((x as u32, d));
+            if !settle(x, d) {
+                break;
+            }
             for &(y, e) in g.nbrs(x) {
                 let nd = d + g.weights[e];
                 if nd <= cutoff && nd < self.dist[y] {
@@ -469,20 +573,39 @@ impl Scratch {
                         self.touched.push(y);
                     }
                     self.dist[y] = nd;
-                    self.heap.push(Item(nd, y));
+                    self.heap.push(Reverse((nd.to_bits(), y as u32)));
                 }
             }
         }
+    }
+
+    /// [`Scratch::run`] collecting the settled `(node, distance)` sorted by node.
+    fn row<N: NodeLabel>(
+        &mut self,
+        g: &WeightedGraph<N>,
+        s: usize,
+        cutoff: f64,
+    ) -> Vec<(u32, f64)> {
+        let mut out = Vec::new();
+        self.run(g, s, cutoff, |x, d| {
+            out.push((x as u32, d));
+            true
+        });
         out.sort_unstable_by_key(|p| p.0);
         out
     }
 }
 
+/// Largest dense table [`Distances::limited`] builds (`n² · 8` bytes); above
+/// it, sparse sorted rows.
+const DENSE_LIMITED_BYTES: usize = 64 << 20;
+
 /// Shortest-path distances, computed once per graph and reused.
 ///
 /// Two layouts: [`Distances::all_pairs`] (dense `n × n`, `n` Dijkstra runs,
 /// `O(n m log n)` time, `n²` memory) and [`Distances::limited`] (each source
-/// only up to the radius curvature needs, sorted sparse rows). Sources run in
+/// only up to the radius curvature needs: a dense `n × n` table while it
+/// takes at most 64 MiB, else sorted sparse rows). Sources run in
 /// parallel (rayon); each row is a deterministic Dijkstra, so the result does
 /// not depend on the thread count.
 #[derive(Debug, Clone)]
@@ -506,16 +629,16 @@ impl Distances {
     pub fn all_pairs<N: NodeLabel>(g: &WeightedGraph<N>) -> Result<Self> {
         let n = g.n_nodes();
         mlcore::check::alloc_len(&[n, n], 8, "all-pairs distance table")?;
-        let rows: Vec<Vec<(u32, f64)>> = (0..n)
-            .into_par_iter()
-            .map_init(|| Scratch::new(n), |s, i| s.run(g, i, f64::INFINITY))
-            .collect();
         let mut d = vec![f64::INFINITY; n * n];
-        for (i, row) in rows.into_iter().enumerate() {
-            for (j, v) in row {
-                d[i * n + j as usize] = v;
-            }
-        }
+        d.par_chunks_mut(n.max(1)).enumerate().for_each_init(
+            || Scratch::new(g),
+            |s, (i, row)| {
+                s.run(g, i, f64::INFINITY, |j, v| {
+                    row[j] = v;
+                    true
+                })
+            },
+        );
         Ok(Distances {
             n,
             store: Store::Dense(d),
@@ -527,8 +650,10 @@ impl Distances {
     /// edge `xy`, `a ∈ N[x]` and `b ∈ N[y]`, `d(a, b) ≤ w(a,x) + w(x,y) +
     /// w(y,b) ≤ r(a)`, so every cost an edge's transport problem needs is
     /// present and exact. When all weights are equal this is the 3-hop ball,
-    /// found by breadth-first search (no heap); otherwise cut-off Dijkstra.
-    /// `O(n · ball · log ball)`.
+    /// found by breadth-first search (no heap), in sparse rows; otherwise
+    /// cut-off Dijkstra, written into a dense table (`O(1)` look-ups) when
+    /// `n² · 8` bytes ≤ 64 MiB, else into sparse rows.
+    /// `O(n · ball · log ball)` (plus `O(n²)` to initialise a dense table).
     pub fn limited<N: NodeLabel>(g: &WeightedGraph<N>) -> Self {
         let n = g.n_nodes();
         let step = |prev: &[f64]| -> Vec<f64> {
@@ -581,9 +706,28 @@ impl Distances {
                 .collect()
         } else {
             let r = step(&step(&step(&vec![0.0; n])));
+            if n.checked_mul(n)
+                .is_some_and(|nn| nn <= DENSE_LIMITED_BYTES / 8)
+            {
+                // Dense: O(1) look-ups; NaN marks "beyond the radius".
+                let mut d = vec![f64::NAN; n * n];
+                d.par_chunks_mut(n).enumerate().for_each_init(
+                    || Scratch::new(g),
+                    |s, (i, row)| {
+                        s.run(g, i, r[i] * (1.0 + 1e-12), |j, v| {
+                            row[j] = v;
+                            true
+                        })
+                    },
+                );
+                return Distances {
+                    n,
+                    store: Store::Dense(d),
+                };
+            }
             (0..n)
                 .into_par_iter()
-                .map_init(|| Scratch::new(n), |s, i| s.run(g, i, r[i] * (1.0 + 1e-12)))
+                .map_init(|| Scratch::new(g), |s, i| s.row(g, i, r[i] * (1.0 + 1e-12)))
                 .collect()
         };
         Distances {
@@ -613,7 +757,7 @@ impl Distances {
     #[inline]
     pub(crate) fn lookup(&self, i: usize, j: usize) -> Option<f64> {
         match &self.store {
-            Store::Dense(d) => d.get(i * self.n + j).copied(),
+            Store::Dense(d) => d.get(i * self.n + j).copied().filter(|v| !v.is_nan()),
             Store::Sparse(rows) => {
                 let row = rows.get(i)?;
                 row.binary_search_by_key(&(j as u32), |p| p.0)

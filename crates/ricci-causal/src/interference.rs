@@ -181,8 +181,11 @@ impl InterferenceExperiment {
     ///
     /// # Errors
     /// [`InterferenceExperiment::check`]'s; [`Error::LengthMismatch`] when
-    /// `communities` or the geometry does not match `g`; DGP and estimator
-    /// errors ([`Error::EmptyStratum`] when no block has both arms).
+    /// `communities` or the geometry does not match `g`;
+    /// [`Error::IndexOutOfRange`] for a partition label `≥ n` (a caller-built
+    /// [`Geometry`]); [`Error::NonFinite`] for a non-finite node curvature;
+    /// DGP and estimator errors ([`Error::EmptyStratum`] when no block has
+    /// both arms).
     pub fn replicate<N: NodeLabel, R: Rng + ?Sized>(
         &self,
         g: &WeightedGraph<N>,
@@ -194,6 +197,17 @@ impl InterferenceExperiment {
         let n = g.n_nodes();
         crate::causal::len_check("communities", n, communities.len())?;
         crate::causal::len_check("geometry", n, geometry.node_curvature.len())?;
+        crate::causal::finite_all("node curvature", geometry.node_curvature.iter())?;
+        for part in &geometry.partitions {
+            crate::causal::len_check("partition", n, part.labels.len())?;
+            if let Some(&index) = part.labels.iter().find(|&&b| b >= n) {
+                return Err(Error::IndexOutOfRange {
+                    what: "partition label",
+                    index,
+                    len: n,
+                });
+            }
+        }
         let u = community_latents(
             communities,
             self.covariates,

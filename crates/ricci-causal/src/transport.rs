@@ -109,6 +109,7 @@ pub(crate) struct Simplex {
     order: Vec<usize>,
     cycle: Vec<usize>,
     tail: Vec<usize>,
+    keys: Vec<(i64, usize)>,
     pivots: usize,
 }
 
@@ -234,11 +235,14 @@ impl Simplex {
     /// optimal and saves most pivots of a north-west-corner start.
     fn initial_basis(&mut self, m: usize, n: usize) {
         self.basis.clear();
+        // Cells by (cost in `f64::total_cmp` order, then cell index): integer
+        // keys, a total order, so the unstable sort gives the stable order.
+        self.keys.clear();
+        self.keys
+            .extend(self.c.iter().enumerate().map(|(p, &x)| (total_key(x), p)));
+        self.keys.sort_unstable();
         self.order.clear();
-        self.order.extend(0..m * n);
-        let c = &self.c;
-        self.order
-            .sort_by(|&p, &q| c[p].total_cmp(&c[q]).then(p.cmp(&q)));
+        self.order.extend(self.keys.iter().map(|k| k.1));
         // Union-find over rows 0..m and columns m..m+n.
         self.depth.clear();
         self.depth.extend(0..m + n);
@@ -352,6 +356,14 @@ impl Simplex {
             }
         }
     }
+}
+
+/// The integer whose order is `f64::total_cmp`'s (the same transform std
+/// uses).
+#[inline]
+fn total_key(x: f64) -> i64 {
+    let bits = x.to_bits() as i64;
+    bits ^ ((((bits >> 63) as u64) >> 1) as i64)
 }
 
 fn cell_key(c: (usize, usize, f64)) -> (usize, usize) {

@@ -18,10 +18,12 @@ use ricci_causal::estimators::{
 };
 use ricci_causal::flow::{Affinity, RicciFlow, to_affinity};
 use ricci_causal::generators::{
-    balanced_tree, barbell, complete, complete_bipartite, cycle, gnm, grid, karate, path,
-    planted_partition, star,
+    balanced_tree, barbell, complete, complete_bipartite, cycle, gnm, grid, hypercube, karate,
+    path, planted_partition, star,
 };
 use ricci_causal::graph::{Distances, WeightedGraph};
+use ricci_causal::interference::InterferenceExperiment;
+use ricci_causal::partition::{modularity, threshold_partition};
 use ricci_causal::reliability::curvature_error_report;
 use ricci_causal::transport::{SinkhornParams, sinkhorn, w1_exact};
 
@@ -254,5 +256,48 @@ proptest! {
         if let Ok(f) = RegressionAdjustment::default().fit(&g, None, x.view(), t.view(), t.view(), y.view()) {
             check!(f.beta.iter().all(|v| v.is_finite()));
         }
+    }
+
+    /// Partitions and the interference experiment: labels out of range,
+    /// non-finite scores or curvatures, mismatched lengths, and a
+    /// caller-built `Geometry` whose partition labels are huge (they index
+    /// per-block arrays): typed errors, never a panic or an abort.
+    #[test]
+    fn partitions_and_geometry_are_checked(bad in bad_value(), pos in 0usize..34, big in huge(), seed in any::<u64>()) {
+        let g = karate();
+        let (n, m) = (g.n_nodes(), g.n_edges());
+        let mut labels = vec![0usize; n];
+        labels[pos] = n + big % 1000;
+        check!(modularity(&g, &labels).is_err());
+        check!(modularity(&g, &labels[1..]).is_err());
+        let mut score = vec![0.0; m];
+        score[pos] = bad;
+        check!(threshold_partition(&g, &score, 4).is_err());
+        check!(threshold_partition(&g, &score[1..], 4).is_err());
+        check!(threshold_partition(&g, &vec![0.0; m], 0).is_err());
+        check!(threshold_partition(&g, &vec![0.0; m], big).is_ok());
+        check!(hypercube(0).is_err());
+        check!(hypercube(21 + (big % 1000) as u32).is_err());
+        let exp = InterferenceExperiment::default();
+        let geo = exp.geometry(&g).unwrap();
+        let communities: Vec<usize> = (0..n).map(|i| i % 2).collect();
+        let mut rng = seeded(seed);
+        check!(exp.replicate(&g, &geo, &communities[1..], &mut rng).is_err());
+        let mut hostile = geo.clone();
+        hostile.partitions[pos % 2].labels[pos] = big;
+        check!(matches!(exp.replicate(&g, &hostile, &communities, &mut rng), Err(Error::IndexOutOfRange { .. })));
+        let mut hostile = geo.clone();
+        hostile.partitions[pos % 2].labels.pop();
+        check!(exp.replicate(&g, &hostile, &communities, &mut rng).is_err());
+        let mut hostile = geo.clone();
+        hostile.node_curvature[pos] = bad;
+        check!(exp.replicate(&g, &hostile, &communities, &mut rng).is_err());
+        let mut huge_communities = communities.clone();
+        huge_communities[pos] = big;
+        check!(exp.replicate(&g, &geo, &huge_communities, &mut rng).is_err());
+        let disconnected = WeightedGraph::from_unweighted_edges([(0usize, 1usize), (2, 3)]).unwrap();
+        check!(matches!(exp.geometry(&disconnected), Err(Error::Disconnected { .. })));
+        check!(WeightedGraph::from_unweighted_edges([(pos, pos)]).is_err());
+        check!(WeightedGraph::<usize>::from_unweighted_edges([]).is_err());
     }
 }
