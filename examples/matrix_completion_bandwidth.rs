@@ -71,8 +71,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (m, n, nobs, k) = (943usize, 1682usize, 80_000usize, 32usize);
     let mut rng = seeded(7);
     let g = low_rank(m, n, 5, &mut rng)?;
-    let obs = sample(&g, TrueLink::RATINGS, Sampling::Uniform, nobs, 0.1, &mut rng)?;
-    let model = DeepMf::random(m, n, 3, k, 0.1, Link::Identity(Default::default()), obs.mean(), &mut rng)?;
+    let obs = sample(
+        &g,
+        TrueLink::RATINGS,
+        Sampling::Uniform,
+        nobs,
+        0.1,
+        &mut rng,
+    )?;
+    let model = DeepMf::random(
+        m,
+        n,
+        3,
+        k,
+        0.1,
+        Link::Identity(Default::default()),
+        obs.mean(),
+        &mut rng,
+    )?;
     let mut times = Vec::with_capacity(200);
     for _ in 0..200 {
         let t0 = Instant::now();
@@ -84,7 +100,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let compulsory = (44 * nobs + 4 * (m + n) * k * 8) as f64;
     let touched = (7 * k * 8 * nobs) as f64;
     println!("\ngradient step, {m} × {n}, N = {nobs}, L = 3, k = {k}, one thread:");
-    println!("  time: best {:.3} ms, median {:.3} ms", best * 1e3, median * 1e3);
+    println!(
+        "  time: best {:.3} ms, median {:.3} ms",
+        best * 1e3,
+        median * 1e3
+    );
     for (what, bytes) in [("compulsory", compulsory), ("touched", touched)] {
         let bw = bytes / best / 1e9;
         println!(

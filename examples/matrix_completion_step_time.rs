@@ -38,7 +38,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let mut rng = seeded(7);
     let g = low_rank(m, n, 5, &mut rng)?;
-    let obs = sample(&g, TrueLink::RATINGS, Sampling::Uniform, nobs, 0.1, &mut rng)?;
+    let obs = sample(
+        &g,
+        TrueLink::RATINGS,
+        Sampling::Uniform,
+        nobs,
+        0.1,
+        &mut rng,
+    )?;
     let model = DeepMf::random(
         m,
         n,

@@ -402,7 +402,12 @@ fn batch_pass_body<const AVX: bool>(op: &Operands<'_>, b: BatchPass<'_>) -> f64 
 }
 
 #[inline(always)]
-fn latent_block_body<const AVX: bool>((k, p, bt): (usize, &[f64], &[f64]), rows: &[u32], cols: &[u32], out: &mut [f64]) {
+fn latent_block_body<const AVX: bool>(
+    (k, p, bt): (usize, &[f64], &[f64]),
+    rows: &[u32],
+    cols: &[u32],
+    out: &mut [f64],
+) {
     for e in 0..out.len() {
         if let Some(&jn) = cols.get(e + AHEAD) {
             prefetch_row(bt, jn as usize, k);
@@ -471,8 +476,7 @@ fn dot_sel<const AVX: bool>(a: &[f64], b: &[f64]) -> f64 {
 #[inline]
 fn dot_avx2(a: &[f64], b: &[f64]) -> f64 {
     use std::arch::x86_64::{
-        __m256d, _mm256_add_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_setzero_pd,
-        _mm256_storeu_pd,
+        __m256d, _mm256_add_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_setzero_pd, _mm256_storeu_pd,
     };
     let n = a.len().min(b.len());
     let (pa, pb) = (a.as_ptr(), b.as_ptr());

@@ -550,8 +550,7 @@ impl DeepMf {
                                 s: ss,
                                 t: ts,
                                 g: &mut g,
-                                link_terms: has_params
-                                    .then_some((&mut zs[..], &mut scales[..])),
+                                link_terms: has_params.then_some((&mut zs[..], &mut scales[..])),
                             },
                             pool,
                         )

@@ -47,7 +47,11 @@ fn fit_is_bitwise_identical_for_every_thread_count() {
     assert!(train.len() > 4096, "more entries than one block");
     for (depth, link, weighting) in [
         (3, LinkConfig::Identity, Weighting::None),
-        (2, LinkConfig::FRMC_DEFAULT, Weighting::Smoothed { zeta: 0.5 }),
+        (
+            2,
+            LinkConfig::FRMC_DEFAULT,
+            Weighting::Smoothed { zeta: 0.5 },
+        ),
         (4, LinkConfig::Identity, Weighting::Smoothed { zeta: 0.5 }),
     ] {
         let cfg = |threads| TrainConfig {
@@ -80,8 +84,18 @@ fn fit_is_bitwise_identical_for_every_thread_count() {
 fn gradient_after_map_values_matches_fresh_observations() {
     let mut rng = seeded(3);
     let g = low_rank(30, 20, 2, &mut rng).unwrap();
-    let obs = sample(&g, TrueLink::Identity, Sampling::Uniform, 300, 0.0, &mut rng).unwrap();
-    let mapped = obs.map_values(|i, j, y| y + 0.1 * (i as f64) - 0.05 * j as f64).unwrap();
+    let obs = sample(
+        &g,
+        TrueLink::Identity,
+        Sampling::Uniform,
+        300,
+        0.0,
+        &mut rng,
+    )
+    .unwrap();
+    let mapped = obs
+        .map_values(|i, j, y| y + 0.1 * (i as f64) - 0.05 * j as f64)
+        .unwrap();
     let fresh = Observations::from_triplets(30, 20, mapped.iter(), Duplicates::Reject).unwrap();
     let model = DeepMf::random(
         30,
