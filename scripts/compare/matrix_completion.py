@@ -18,9 +18,12 @@ numpy soft-impute. fancyimpute returns the observed entries unchanged, so its
 missing entries are compared (pitfall in the spec); the objective
 ½‖P_Ω(Y − Z)‖² + λ‖Z‖_* is compared between our Z and numpy's Z.
 
-Part 2 (speed). Ours: criterion medians of ``benches/matrix_completion.rs``
-(``mc_step/<model>/<size>``: objective + closed-form gradient on the N
-observed entries, width 32). The reference: the same objective and gradient in
+Part 2 (speed, ``--step-only`` runs just this part). CPU time of one step
+(objective + closed-form gradient on the N observed entries, width 32), both
+sides single-threaded, in one run: ours from the example
+``matrix_completion_step_time`` (the thread's CPU time, the inputs of
+``benches/matrix_completion.rs``), numpy's from ``time.process_time``; the
+sides alternate five times and each figure is the median. The reference: the same objective and gradient in
 numpy, vectorised (row gathers, ``einsum``) with the sparse products
 ``G·A_Lᵀ`` and ``Gᵀ·P`` as ``scipy.sparse`` CSR products (the fast way to
 write it in Python); it is checked against central finite differences first.
@@ -248,29 +251,72 @@ def timeit(fn, repeats):
     return float(np.median(ts))
 
 
+def step_time_exe() -> str:
+    """Builds the example that reports our step's CPU time; returns its path."""
+    subprocess.run(
+        ["cargo", "build", "--release", "--quiet", "--example", "matrix_completion_step_time"],
+        check=True,
+        cwd=_common.ROOT,
+    )
+    return str(_common.target_dir() / "release" / "examples" / "matrix_completion_step_time")
+
+
+def ours_cpu_ms(exe: str, m: int, n: int, nobs: int, depth: int, steps: int) -> float:
+    """Our step's CPU time per step (ms), measured inside the example (one thread)."""
+    out = subprocess.run(
+        [exe, str(m), str(n), str(nobs), str(depth), str(WIDTH), str(steps)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    if out[1] != "cpu":
+        print(f"warning: the example measured {out[1]} time, not CPU time", file=sys.stderr)
+    return float(out[0])
+
+
+def numpy_cpu_ms(fn, steps: int) -> float:
+    """numpy's CPU time per call (ms), ``time.process_time`` (BLAS pinned to one thread)."""
+    t = time.process_time()
+    for _ in range(steps):
+        fn()
+    return (time.process_time() - t) / steps * 1e3
+
+
 def part2(repeats: int) -> list[str]:
+    """CPU time of one step, both sides single-threaded, in this one run: the
+    two sides alternate, ``repeats`` times (default 5); each entry is the
+    median of its side's repetitions, the ratio is of the medians, and the
+    range is the min–max of the per-repetition ratios. CPU time, not wall
+    time, because other jobs share this machine's cores (it still includes
+    what their cache traffic costs us)."""
     check_numpy_gradient()
+    exe = step_time_exe()
     lines = [
-        "| model | m × n, N | ours (ms) | numpy/scipy sparse (ms) | sparse / ours | numpy dense mask (ms) | dense / ours |",
-        "|---|---|---:|---:|---:|---:|---:|",
+        f"CPU time per step (ms), median of {repeats} alternating repetitions; load average at the start {_common.load_average()}",
+        "",
+        "| model | m × n, N | ours (ms) | numpy/scipy sparse (ms) | sparse / ours | range | numpy dense mask (ms) | dense / ours |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for m, n, nobs in SIZES:
         rows, cols, vals = random_problem(m, n, nobs, 7)
         step = make_step(rows, cols, vals, m, n)
         dense = make_dense_step(rows, cols, vals, m, n)
+        steps = max(20, 8_000_000 // nobs)
         for name, depth in (("L2", 2), ("L3", 3)):
             f = random_factors(m, n, depth, WIDTH, np.random.default_rng(1))
             o1, g1 = step(f, 1e-4)
             o2, g2 = dense(f, 1e-4)
             assert abs(o1 - o2) <= 1e-10 * abs(o1) and all(np.allclose(a, b, rtol=1e-8, atol=1e-14) for a, b in zip(g1, g2))
-            t_np = timeit(lambda: step(f, 1e-4), repeats) * 1e9
-            t_dense = timeit(lambda: dense(f, 1e-4), max(3, repeats // 3)) * 1e9
-            ours = _common.criterion_median_ns("mc_step", f"{name}/{m}x{n}_N{nobs}")
-            ratio = f"{t_np / ours:.1f}" if ours else "—"
-            ratio_d = f"{t_dense / ours:.1f}" if ours else "—"
+            ours, ref = [], []
+            for _ in range(repeats):
+                ours.append(ours_cpu_ms(exe, m, n, nobs, depth, steps))
+                ref.append(numpy_cpu_ms(lambda: step(f, 1e-4), max(5, steps // 10)))
+            t_dense = numpy_cpu_ms(lambda: dense(f, 1e-4), 3)
+            o, r = float(np.median(ours)), float(np.median(ref))
+            ratios = [b / a for a, b in zip(ours, ref)]
             lines.append(
-                f"| {name} | {m}×{n}, {nobs} | {_common.fmt_ms(ours)} | {_common.fmt_ms(t_np)} | {ratio} | "
-                f"{_common.fmt_ms(t_dense)} | {ratio_d} |"
+                f"| {name} | {m}×{n}, {nobs} | {o:.3f} | {r:.2f} | {r / o:.1f} | {min(ratios):.1f}–{max(ratios):.1f} | "
+                f"{t_dense:.1f} | {t_dense / o:.0f} |"
             )
     return lines
 
@@ -328,11 +374,19 @@ def part3() -> list[str]:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--skip-bench", action="store_true", help="reuse target/criterion")
-    ap.add_argument("--repeats", type=int, default=15)
+    ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--no-malloc-tuning", action="store_true")
+    ap.add_argument("--step-only", action="store_true", help="only the CPU-time step comparison (part 2)")
     args = ap.parse_args()
     report = _common.machine_report("matrix_completion.py")
     blas, limiter = _common.blas_report()
+    if args.step_only:
+        with limiter:
+            print("## one training step (objective + gradient), width 32, CPU time")
+            for ln in part2(args.repeats):
+                print(ln)
+        print("\n" + "\n".join("- " + ln for ln in report + blas))
+        return
     print("## agreement (40×30, rank 3, 50 % observed, λ = 1)")
     for ln in part1(args.skip_bench):
         print("- " + ln)
@@ -340,7 +394,7 @@ def main():
         exe = _common.build_bench("matrix_completion")
         _common.run_bench(exe, None)
     with limiter:
-        print("\n## one training step (objective + gradient), width 32")
+        print("\n## one training step (objective + gradient), width 32, CPU time")
         for ln in part2(args.repeats):
             print(ln)
         print()

@@ -35,12 +35,38 @@ pub struct Observations {
     row_idx: Vec<u32>,
     col_idx: Vec<u32>,
     values: Vec<f64>,
-    /// The entries again in `(col, row)` order (a CSC copy: row index, column
-    /// index, value), so the gradient's column pass reads them sequentially
-    /// instead of gathering them through a permutation.
+    /// The entries again in `(col, row)` order (a CSC index: row index and
+    /// position in the `(row, col)` order), so the gradient's column pass
+    /// walks the columns sequentially and reads each entry's residual from
+    /// the row pass.
     csc_row: Vec<u32>,
     csc_col: Vec<u32>,
-    csc_val: Vec<f64>,
+    csc_pos: Vec<u32>,
+    /// Fixed blocks of the row pass: entry positions `0 = b₀ < b₁ < … = N`,
+    /// cut at row boundaries, about [`BLOCK`] entries each; they depend on the
+    /// data only, never on the thread count (see [`crate::kernel`]).
+    row_blocks: Vec<usize>,
+    /// The same for the column pass (CSC positions cut at column boundaries).
+    col_blocks: Vec<usize>,
+}
+
+/// Target number of entries in one block of the gradient's passes.
+pub(crate) const BLOCK: usize = 4096;
+
+/// Block boundaries of a sorted key sequence: cuts after about `BLOCK`
+/// entries, moved forward to the next change of key. O(N).
+fn blocks(keys: impl Fn(usize) -> u32, len: usize) -> Vec<usize> {
+    let mut b = vec![0];
+    let mut e = 0;
+    while e < len {
+        let mut end = (e + BLOCK).min(len);
+        while end < len && keys(end) == keys(end - 1) {
+            end += 1;
+        }
+        b.push(end);
+        e = end;
+    }
+    b
 }
 
 /// Empirical row and column marginals of an observation set:
@@ -93,7 +119,7 @@ impl Observations {
     /// [`Error::InvalidParameter`] for `rows` or `cols` above `u32::MAX`;
     /// [`Error::TooLarge`] when the per-row and per-column tables (`rows + cols`
     /// entries, built by the marginals and the column index) would exceed
-    /// [`mlcore::check::MAX_ALLOC_BYTES`].
+    /// [`mlcore::check::MAX_ALLOC_BYTES`], or for `u32::MAX` triplets or more.
     pub fn from_triplets<I>(rows: usize, cols: usize, triplets: I, dup: Duplicates) -> Result<Self>
     where
         I: IntoIterator<Item = (usize, usize, f64)>,
@@ -127,6 +153,12 @@ impl Observations {
                     index,
                 });
             }
+            if t.len() == u32::MAX as usize {
+                return Err(Error::TooLarge {
+                    what: "observations (the column index holds u32 positions)",
+                    size: "more than u32::MAX entries".into(),
+                });
+            }
             t.push((i as u32, j as u32, y));
         }
         if t.is_empty() {
@@ -144,7 +176,9 @@ impl Observations {
             values: Vec::with_capacity(t.len()),
             csc_row: Vec::new(),
             csc_col: Vec::new(),
-            csc_val: Vec::new(),
+            csc_pos: Vec::new(),
+            row_blocks: Vec::new(),
+            col_blocks: Vec::new(),
         };
         let mut s = 0;
         while s < t.len() {
@@ -175,7 +209,8 @@ impl Observations {
     }
 
     /// Counting sort of the entries by column (stable, so rows stay increasing
-    /// within a column), stored as the CSC copy. O(N + n).
+    /// within a column), stored as the CSC index, and the fixed blocks of both
+    /// passes. O(N + n).
     fn build_col_order(&mut self) {
         let mut start = vec![0u32; self.cols + 1];
         for &j in &self.col_idx {
@@ -185,20 +220,29 @@ impl Observations {
             start[j + 1] += start[j];
         }
         let n = self.len();
-        let (mut rows, mut cols, mut vals) = (vec![0u32; n], vec![0u32; n], vec![0.0; n]);
+        let (mut rows, mut cols, mut pos) = (vec![0u32; n], vec![0u32; n], vec![0u32; n]);
         for (e, &j) in self.col_idx.iter().enumerate() {
             let q = start[j as usize] as usize;
             rows[q] = self.row_idx[e];
             cols[q] = j;
-            vals[q] = self.values[e];
+            // N < 2³² (from_triplets checks the entry count), so e fits.
+            pos[q] = e as u32;
             start[j as usize] += 1;
         }
-        (self.csc_row, self.csc_col, self.csc_val) = (rows, cols, vals);
+        self.row_blocks = blocks(|e| self.row_idx[e], n);
+        self.col_blocks = blocks(|q| cols[q], n);
+        (self.csc_row, self.csc_col, self.csc_pos) = (rows, cols, pos);
     }
 
-    /// The entries in `(col, row)` order: row indices, column indices, values.
-    pub(crate) fn csc(&self) -> (&[u32], &[u32], &[f64]) {
-        (&self.csc_row, &self.csc_col, &self.csc_val)
+    /// The entries in `(col, row)` order: row indices, column indices and
+    /// positions in the `(row, col)` order.
+    pub(crate) fn csc(&self) -> (&[u32], &[u32], &[u32]) {
+        (&self.csc_row, &self.csc_col, &self.csc_pos)
+    }
+
+    /// Block boundaries of the row pass and of the column pass.
+    pub(crate) fn blocks(&self) -> (&[usize], &[usize]) {
+        (&self.row_blocks, &self.col_blocks)
     }
 
     /// Number of rows `m` of the matrix.
@@ -301,7 +345,9 @@ impl Observations {
             values: pos.iter().map(|&e| self.values[e]).collect(),
             csc_row: Vec::new(),
             csc_col: Vec::new(),
-            csc_val: Vec::new(),
+            csc_pos: Vec::new(),
+            row_blocks: Vec::new(),
+            col_blocks: Vec::new(),
         };
         o.build_col_order();
         o

@@ -24,6 +24,10 @@
 //! weighting and the link's parametrisation are not published; the
 //! reconstructions (from the spec) are marked where they happen.
 //!
+//! Training runs on one thread by default; [`train::TrainConfig::threads`]
+//! spreads the full-batch passes over rayon's threads with bitwise the same
+//! result (the passes run over fixed blocks of entries).
+//!
 //! | paper | item |
 //! |---|---|
 //! | Schatten-p quasi-norm `‖Z‖_{S_p}`, effective rank | [`schatten::quasi_norm`], [`schatten::schatten_pow`], [`schatten::effective_rank`] |

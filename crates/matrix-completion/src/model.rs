@@ -3,7 +3,7 @@
 
 use crate::data::Observations;
 use crate::error::{Error, Result};
-use crate::kernel::{Operands, RowPass, col_pass, dot, row_pass};
+use crate::kernel::{Entries, Operands, Outputs, batch_pass, full_passes, latent};
 use crate::link::{Link, ScalarLink};
 use mlcore::sampling::standard_normal;
 use ndarray::{Array1, Array2, Axis};
@@ -283,8 +283,15 @@ impl DeepMf {
         }
     }
 
-    /// Latent values `Zᵢⱼ` at the given entries (unchecked indices).
-    fn latent_at(&self, rows: &[u32], cols: &[u32], out: &mut Vec<f64>) {
+    /// Latent values `Zᵢⱼ` at the given entries (unchecked indices), on
+    /// `pool` or serially (bitwise the same).
+    fn latent_at(
+        &self,
+        rows: &[u32],
+        cols: &[u32],
+        out: &mut Vec<f64>,
+        pool: Option<&rayon::ThreadPool>,
+    ) {
         out.clear();
         if self.depth() == 1 {
             let a = &self.factors[0];
@@ -297,13 +304,18 @@ impl DeepMf {
         }
         let c = self.cache();
         let k = c.p.ncols();
-        let ps = c.p.as_slice().expect("standard layout");
-        let bs = c.bt.as_slice().expect("standard layout");
-        out.extend(rows.iter().zip(cols).map(|(&i, &j)| {
-            let pi = &ps[i as usize * k..(i as usize + 1) * k];
-            let bj = &bs[j as usize * k..(j as usize + 1) * k];
-            dot(pi, bj)
-        }));
+        out.resize(rows.len(), 0.0);
+        latent(
+            (
+                k,
+                c.p.as_slice().expect("standard layout"),
+                c.bt.as_slice().expect("standard layout"),
+            ),
+            rows,
+            cols,
+            out,
+            pool,
+        );
     }
 
     fn check_shape(&self, obs: &Observations) -> Result<()> {
@@ -355,9 +367,19 @@ impl DeepMf {
         obs: &Observations,
         clip: Option<(f64, f64)>,
     ) -> Result<Vec<f64>> {
+        self.predict_observed_on(obs, clip, None)
+    }
+
+    /// [`DeepMf::predict_observed`] on `pool` (bitwise the same).
+    pub(crate) fn predict_observed_on(
+        &self,
+        obs: &Observations,
+        clip: Option<(f64, f64)>,
+        pool: Option<&rayon::ThreadPool>,
+    ) -> Result<Vec<f64>> {
         self.check_shape(obs)?;
         let mut z = Vec::with_capacity(obs.len());
-        self.latent_at(obs.row_indices(), obs.col_indices(), &mut z);
+        self.latent_at(obs.row_indices(), obs.col_indices(), &mut z, pool);
         Ok(z.into_iter()
             .map(|z| {
                 let y = self.offset + self.link.value(z);
@@ -386,7 +408,7 @@ impl DeepMf {
         self.check_shape(obs)?;
         self.check_weights(w)?;
         let mut z = Vec::new();
-        self.latent_at(obs.row_indices(), obs.col_indices(), &mut z);
+        self.latent_at(obs.row_indices(), obs.col_indices(), &mut z, None);
         let fit: f64 = z
             .iter()
             .zip(obs.values())
@@ -444,7 +466,7 @@ impl DeepMf {
         crate::error::check_lambda(lambda)?;
         self.check_shape(obs)?;
         self.check_weights(w)?;
-        Ok(self.grad_impl(obs, None, lambda, w).0)
+        Ok(self.grad_impl(obs, None, lambda, w, None).0)
     }
 
     /// Gradient on all of `obs` (when `batch` is None) or on the entries at
@@ -455,6 +477,7 @@ impl DeepMf {
         batch: Option<&[usize]>,
         lambda: f64,
         w: Option<&PenaltyWeights>,
+        pool: Option<&rayon::ThreadPool>,
     ) -> ((f64, Gradient), f64) {
         let l = self.depth();
         let (m, n) = (self.rows(), self.cols());
@@ -491,12 +514,12 @@ impl DeepMf {
             let mut tt = Array2::<f64>::zeros((n, k));
             {
                 // Full batch: a row pass over the entries in (row, col) order (S
-                // rows written in order, Bᵀ rows read at random), then a column
-                // pass over the CSC copy (T rows written in order, P rows read at
-                // random) that recomputes zᵢⱼ and gᵢⱼ from the same operands, so
-                // they are bitwise the row pass's. Both passes read their entries
-                // sequentially: no gather through a permutation, no random
-                // read-modify-write. Mini-batches: one pass.
+                // rows written in order, Bᵀ rows read at random) that stores gᵢⱼ,
+                // then a column pass over the CSC index (T rows written in order,
+                // P rows read at random) that reads gᵢⱼ back: no second dot
+                // product, no gather of values. Both run over fixed blocks, on
+                // `pool` or serially, bitwise the same (see `kernel`).
+                // Mini-batches: one serial pass.
                 let op = Operands {
                     link: &self.link,
                     offset: self.offset,
@@ -505,23 +528,41 @@ impl DeepMf {
                     p: c.p.as_slice().expect("standard layout"),
                     bt: c.bt.as_slice().expect("standard layout"),
                 };
+                let ss = s.as_slice_mut().expect("standard layout");
                 let ts = tt.as_slice_mut().expect("standard layout");
-                let two_pass = batch.is_none();
-                sse = row_pass(
-                    &op,
-                    RowPass {
-                        rows: ri,
-                        cols: ci,
-                        values: yv,
-                        batch,
-                        s: s.as_slice_mut().expect("standard layout"),
-                        t: if two_pass { None } else { Some(&mut *ts) },
-                        link_terms: has_params.then_some((&mut zs, &mut scales)),
-                    },
-                );
-                if two_pass {
-                    col_pass(&op, obs.csc(), ts);
-                }
+                sse = match batch {
+                    None => {
+                        let mut g = vec![0.0; count];
+                        if has_params {
+                            zs.resize(count, 0.0);
+                            scales.resize(count, 0.0);
+                        }
+                        full_passes(
+                            &op,
+                            &Entries {
+                                rows: ri,
+                                cols: ci,
+                                values: yv,
+                                csc: obs.csc(),
+                                blocks: obs.blocks(),
+                            },
+                            Outputs {
+                                s: ss,
+                                t: ts,
+                                g: &mut g,
+                                link_terms: has_params.then_some((&mut zs[..], &mut scales[..])),
+                            },
+                            pool,
+                        )
+                    }
+                    Some(b) => batch_pass(
+                        &op,
+                        (ri, ci, yv),
+                        b,
+                        (ss, ts),
+                        has_params.then_some((&mut zs, &mut scales)),
+                    ),
+                };
             }
             // suffix[t] = A_{t+1}⋯A_{L−2} (product of middle factors after t), k×k.
             let mid_end = l - 1; // factors[1..l-1] are the middle ones

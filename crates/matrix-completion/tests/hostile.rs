@@ -394,4 +394,56 @@ fn named_hostile_cases() {
         balanced_factors(z.view(), usize::MAX),
         Err(Error::TooLarge { .. })
     ));
+    // Re-checked for issue 35 (sizes whose product overflows usize, or whose
+    // memory is far above the limit without overflowing): TooLarge, no abort.
+    for (m, n, r) in [
+        (1usize << 40, 1usize << 40, 1usize),
+        (1 << 33, 4, 2),
+        (4, 1 << 33, 2),
+    ] {
+        assert!(
+            matches!(low_rank(m, n, r, &mut rng), Err(Error::TooLarge { .. })),
+            "low_rank({m}, {n}, {r})"
+        );
+    }
+    assert!(matches!(
+        count_for_fraction(1 << 33, 1 << 33, 0.5),
+        Err(Error::TooLarge { .. })
+    ));
+    // An FRMC link with a huge knot count, through the training config too.
+    let huge = LinkConfig::Frmc {
+        knots: 1 << 40,
+        lo: -4.0,
+        hi: 4.0,
+        cap: 3.0,
+    };
+    assert!(matches!(huge.build(), Err(Error::InvalidLink { .. })));
+    let cfg = TrainConfig {
+        link: huge,
+        ..TrainConfig::default()
+    };
+    assert!(matches!(cfg.check(), Err(Error::InvalidLink { .. })));
+    // Averages of huge duplicates are scaled: three copies of 1.7e308 average
+    // to 1.7e308, (MAX, −MAX, MAX) to MAX/3.
+    let o = Observations::from_triplets(1, 1, [(0, 0, 1.7e308); 3], Duplicates::Average).unwrap();
+    assert!(
+        (o.values()[0] / 1.7e308 - 1.0).abs() < 1e-15,
+        "{:?}",
+        o.values()
+    );
+    let o = Observations::from_triplets(
+        1,
+        1,
+        [(0, 0, f64::MAX), (0, 0, -f64::MAX), (0, 0, f64::MAX)],
+        Duplicates::Average,
+    )
+    .unwrap();
+    assert!((o.values()[0] / (f64::MAX / 3.0) - 1.0).abs() < 1e-15);
+    // RMSE and MAE of differences near 2e300 (squares far beyond f64::MAX).
+    let (p, t) = ([1e300, -1e300], [-1e300, 1e300]);
+    assert!((rmse(&p, &t).unwrap() / 2e300 - 1.0).abs() < 1e-15);
+    assert!((mae(&p, &t).unwrap() / 2e300 - 1.0).abs() < 1e-15);
+    // Schatten-1/2 of diag(1e200, 1e200): (2·1e100)² = 4e200, finite.
+    let s_half = quasi_norm(z.view(), 0.5).unwrap();
+    assert!((s_half / 4e200 - 1.0).abs() < 1e-12, "{s_half}");
 }

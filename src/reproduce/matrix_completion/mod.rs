@@ -171,7 +171,8 @@ pub fn train_frmc(
 const QUICK_SC_WHY: &str = "at quick sizes (n ≤ 120, 1000 Adam epochs) the threshold is set by the optimiser, not by the \
      information: a probe at n = 80 (3 seeds) found N* ≈ 1000–1400 with 1500 epochs but ≈ 900–1000 with 5000, \
      and a quick run with 1500 epochs gave N*(r = 4)/N*(r = 2) = 1.02 at n = 160 with exponents 1.25/1.20; \
-     the checks are decided by --budget full (n ∈ {100, 200, 400, 800}, 5000 epochs)";
+     the checks are decided by --budget full (n ∈ {100, 200, 400, 800}, 5000 epochs; about 3 CPU-hours, \
+     measured per fit in docs/perf.md)";
 
 /// Budget-dependent settings.
 struct Settings {
