@@ -22,14 +22,14 @@ fn arg(name: &str) -> Option<String> {
         .and_then(|i| args.get(i + 1).cloned())
 }
 
-fn num(name: &str, default: usize) -> Result<usize, Box<dyn std::error::Error>> {
+fn num(name: &str, default: usize) -> Result<usize, Box<dyn std::error::Error + Send + Sync>> {
     Ok(match arg(name) {
         Some(v) => v.parse()?,
         None => default,
     })
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let env = donut(PRESENCE, PEOPLE, HORIZON)?;
     let episodes = num("--episodes", 4000)?;
     if let Some(which) = arg("--time") {
