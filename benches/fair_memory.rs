@@ -5,9 +5,10 @@
 //!
 //! The learner is built once per size and trained continuously; each
 //! iteration is one episode. Run with `cargo bench --bench fair_memory`;
-//! `scripts/compare/fair_memory.py` times a straightforward numpy port of
-//! the official `ql.py` on the same setting and reports the ratios recorded
-//! in `docs/perf.md`.
+//! `scripts/compare/fair_memory.py` times the official `ql.py` itself (CPU
+//! time, median of 5) against the example `fair_memory_official` on the
+//! T = 12 setting and reports the ratios recorded in `docs/perf.md`; this
+//! bench gives the growth in T.
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -40,6 +40,30 @@
 //! - The Donut state carries the number of dropped donuts, so the remaining
 //!   horizon is observable and Q* is defined; initial presences are sampled
 //!   afresh (the official `default_obs` alias).
+//! - Episode ends are terminal: the official tabular `ql.py` bootstraps
+//!   γ·maxₐ Q(s', m', a) also on the last step, from a (presence, memory)
+//!   row that other episodes visit with steps left (its state has no clock).
+//! - A counterfactual of a dropped donut keeps m̃ (the official
+//!   `counterfactual_Q_update` moves it to m̃ + e_a while the real memory
+//!   stays put; found while running it as the peer, issue 35).
+//!
+//! ## Findings
+//! - P4 (‖Q − Q*‖∞ ≤ 1e-2 after 2·10⁴ episodes on Donut N = 2, T = 4) holds
+//!   at p = 1 but not at the official p = 0.8: states after two or three
+//!   dropped donuts are visited 0–20 times in 2·10⁴ episodes (the window
+//!   only adds memories above the real one), so their Q is far from Q*. The
+//!   convergence theorem is asymptotic; the spec's finite bound is what fails.
+//! - The official tabular code itself (pinned commit, run unmodified by
+//!   `scripts/compare/fair_memory.py`) is the side-by-side peer. At the
+//!   official p = 0.8 (20 seeds × 4000 episodes) the memory baselines agree
+//!   (never within 1% of the optimum in either), but the official FairQCM
+//!   gets within 1% in 1/20 seeds against 20/20 here (median 1450
+//!   episodes): its counterfactual update carries the bugs listed above.
+//!   Figures in docs/perf.md.
+//!
+//! ## Not yet
+//! The paper's RNN (GRU) memory baseline and the DQN variants come later, on
+//! the workspace's shared neural crate (`nncore`).
 //!
 //! ```
 //! use fair_memory::{Donut, DonutConfig, FairQcm, QcmParams, dp};

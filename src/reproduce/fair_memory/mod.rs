@@ -112,18 +112,21 @@ pub fn donut(p: f64, people: usize, horizon: usize) -> Result<Donut, BoxError> {
 }
 
 /// One training run.
-struct Run {
+pub struct Run {
     /// Episodes until the greedy policy's NSW is (and stays) within [`NEAR`]
     /// of the optimum; `None` if not by the end.
-    first: Option<usize>,
+    pub first: Option<usize>,
     /// Expected NSW sum (γ = 1) of the greedy policy at each checkpoint.
-    nsw: Vec<f64>,
+    pub nsw: Vec<f64>,
     /// Training seconds per episode (evaluation excluded).
-    secs: f64,
+    pub secs: f64,
 }
 
-/// One training run of `method` with the official hyper-parameters.
-fn one_run(
+/// One training run of `method` with the official hyper-parameters on
+/// `env`, the greedy policy evaluated exactly (γ = 1) every `eval_every`
+/// episodes against the optimum `nsw_opt` (also used by the example
+/// `fair_memory_official`, which scripts/compare/fair_memory.py runs).
+pub fn one_run(
     env: &Donut,
     method: &Method,
     episodes: usize,
@@ -386,13 +389,13 @@ impl Reproduction for FairMemory {
             props::P4_EPISODES
         ));
         notes.push(
-            "Still missing (issue 35): the official repository's tabular code (praal/remembering-to-be-fair, ql.py at \
-             commit 637163c) run as the peer; scripts/compare/fair_memory.py is still a NumPy port. Not attempted in \
-             this session (time): ql.py needs numpy, matplotlib and the gym-style envs/donut.py in a virtual environment, \
-             trains one seed (2024) per call, evaluates one sampled greedy rollout with random tie-breaking per episode \
-             (our evaluation is the exact expected NSW sum) and uses argparse type=bool for -cf, so a wrapper must loop \
-             seeds and recompute 'episodes to within 1%' from saved Q tables. The RNN-memory baseline comes later, on \
-             the shared neural crate."
+            "Peer: the official tabular code itself (praal/remembering-to-be-fair at 0fc2e3b, ql.py + envs/donut.py, \
+             unmodified, numpy 1.26 + gym 0.26 in a virtual environment) on this setting, 20 seeds × 4000 episodes \
+             per method, its greedy policy evaluated exactly by backward induction: scripts/compare/fair_memory.py, \
+             figures in docs/perf.md. Its known differences (state without a clock, bootstrapping past the end, \
+             counterfactual of a dropped donut moved to m̃ + e_a, λ dropped in counterfactual rewards, random \
+             tie-breaking) are listed in the crate docs. The RNN-memory baseline comes later, on the shared neural \
+             crate (nncore)."
                 .into(),
         );
         notes.push(format!(
