@@ -68,7 +68,11 @@ reuse freed memory (``MALLOC_MMAP_THRESHOLD_``/``MALLOC_TRIM_THRESHOLD_``, as
 in mlcore.py; ``--no-malloc-tuning`` keeps the defaults).
 
 Options: ``--skip-bench`` (reuse target/criterion), ``--skip-identity``,
-``--skip-timing``, ``--repeats N`` (peer calls per case, default 3), ``--runs N``
+``--skip-timing``, ``--cpu RUNS`` (time by CPU clock instead of criterion's
+wall clock: ours from ``predict_csv --cpu-runs RUNS``, the thread's CPU time
+of each calibrate + predict; the peers' ``time.process_time()`` of each call;
+medians of RUNS per side, the figures docs/perf.md records under load),
+``--repeats N`` (peer calls per case, default 3), ``--runs N``
 (repeat benchmark + peers N times and report medians and the range of the
 ratio: on a shared 2-core VM one run's ratio moves by tens of percent;
 docs/perf.md uses ``--runs 3``).
@@ -621,6 +625,69 @@ def timing(workdir: Path, repeats: int) -> list[dict]:
     return rows
 
 
+def cpu_median_ours(case: Case, score: str, runs: int) -> tuple[float, list[float]]:
+    """Our CPU time (ms) of calibrate + predict (flat sets), as the benchmark, from
+    ``predict_csv --cpu-runs``: the thread's CPU clock around each of `runs` runs."""
+    flags = ["--randomized", "--lambda", repr(LAMBDA), "--k-reg", str(K_REG)] if score == "raps" else []
+    cmd = [*EXAMPLE, "--cal-probs", str(case.files["cal_probs"]), "--cal-labels", str(case.files["cal_labels"])]
+    cmd += ["--test-probs", str(case.files["test_probs"]), "--score", score, "--alpha", repr(ALPHA)]
+    cmd += ["--out", os.devnull, "--cpu-runs", str(runs), *flags]
+    err = run_cargo(cmd).stderr
+    times = [float(t) for t in err.split("cpu_ms=")[1].split()[0].split(",")]
+    return statistics.median(times), times
+
+
+def cpu_median_peer(fn, runs: int) -> tuple[float, list[float]] | str:
+    """The peer's CPU time (ms, ``time.process_time``; BLAS on one thread) of
+    `runs` calls after a warm-up, or its error message."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            fn()
+            times = []
+            for _ in range(runs):
+                t0 = time.process_time()
+                fn()
+                times.append((time.process_time() - t0) * 1e3)
+    except ValueError as e:
+        return f"{type(e).__name__}: {str(e).split('. ')[0]}"
+    return statistics.median(times), times
+
+
+def cpu_timing(workdir: Path, runs: int) -> None:
+    """CPU-time medians of `runs` runs per side, both sides in this process's
+    run on the same arrays (wall time is not trustworthy on a loaded machine)."""
+    print(f"### CPU time (ms): calibrate on n rows + predict n rows, α = {ALPHA}, median of {runs} runs per side")
+    print()
+    print("| score | n | K | ours | MAPIE | MAPIE/ours | MAPIE, k_reg/λ fixed | that/ours | numpy ref | numpy/ours |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for n, k in BENCH_SIZES:
+        case = bench_case(n, k, workdir)
+        rng = np.random.default_rng(3)
+        uc, ut = rng.random(n), rng.random(n)
+        for score in ("lac", "raps"):
+            log(f"cpu timing {score} n{n} K{k} …")
+            ours_ms, ours_all = cpu_median_ours(case, score, runs)
+            if score == "lac":
+                peers = [cpu_median_peer(mapie_timer(case, "lac", True), runs), "—",
+                         cpu_median_peer(lambda: numpy_lac(case.pc, case.yc, case.pt), runs)]
+            else:
+                peers = [cpu_median_peer(mapie_timer(case, "raps", "randomized"), runs),
+                         cpu_median_peer(mapie_timer(case, pinned_raps(K_REG, LAMBDA), "randomized"), runs),
+                         cpu_median_peer(lambda: official_raps(case.pc, case.yc, case.pt, uc, ut, rule="finite"), runs)]
+            cells = []
+            for pr in peers:
+                if isinstance(pr, tuple):
+                    cells += [f"{pr[0]:.2f}", f"**{pr[0] / ours_ms:.1f}×**" if (n, k) == (10_000, 1_000) else f"{pr[0] / ours_ms:.1f}×"]
+                    log(f"  peer runs {[round(t, 2) for t in pr[1]]}")
+                else:
+                    cells += ["fails¹" if pr != "—" else "—", "—"]
+            log(f"  ours runs {[round(t, 2) for t in ours_all]}")
+            print(f"| {score} | {n} | {k} | {ours_ms:.2f} | " + " | ".join(cells) + " |")
+    print()
+    print(f"- load average at the end {load_average()}")
+
+
 def combine(runs: list[list[dict]]) -> list[dict]:
     """Per case: the median over runs of every time, and the range of the per-run ours/MAPIE ratio."""
     out = []
@@ -707,6 +774,14 @@ def main() -> int:
         default=1,
         help="repeat benchmark + peers this many times; report medians and the ratio's range (default 1)",
     )
+    parser.add_argument(
+        "--cpu",
+        type=int,
+        default=0,
+        metavar="RUNS",
+        help="time by CPU clock instead (ours: predict_csv --cpu-runs; peers: time.process_time), "
+        "median of RUNS runs per side; skips criterion",
+    )
     parser.add_argument("--no-malloc-tuning", action="store_true", help="keep glibc's malloc defaults")
     args = parser.parse_args()
 
@@ -728,7 +803,9 @@ def main() -> int:
     with limiter:
         if not args.skip_identity:
             rep = identity(workdir)
-        if not args.skip_timing:
+        if args.cpu:
+            cpu_timing(workdir, args.cpu)
+        elif not args.skip_timing:
             runs = []
             for r in range(max(args.runs, 1)):
                 if args.runs > 1:

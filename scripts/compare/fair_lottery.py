@@ -38,7 +38,9 @@ Run (from the repository root; once:
 
 Options: ``--skip-bench`` (reuse target/criterion), ``--skip-agreement``,
 ``--skip-timing``, ``--repeats N`` (default 5), ``--draws N`` (default 1e5),
-``--bench-filter NAME`` (run only the criterion groups matching NAME).
+``--bench-filter NAME`` (run only the criterion groups matching NAME),
+``--cpu RUNS`` (only successive sampling vs numpy, by CPU clock: medians of
+RUNS runs per side, the figures docs/perf.md records under load).
 Exit status 1 if an asserted agreement fails.
 """
 
@@ -298,12 +300,47 @@ def timing(repeats: int) -> list[str]:
     return lines
 
 
+def cpu_timing(runs: int) -> list[str]:
+    """CPU time (ms) of successive sampling, medians of `runs` runs per side:
+    ours from the example ``successive_cpu`` (the thread's CPU clock around
+    ``Successive::new`` and around one draw), numpy's ``choice(replace=False,
+    p)`` by ``time.process_time()`` (its set-up is part of every call)."""
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "fair-lottery", "--example", "successive_cpu"],
+                   cwd=ROOT, check=True)
+    lines = [f"### Successive sampling, CPU time (ms), k = n/10, median of {runs} runs per side", "",
+             "| n | ours: draw | ours: set-up | numpy choice | numpy/ours draw | numpy/(ours set-up + draw) |",
+             "|---:|---:|---:|---:|---:|---:|"]
+    rng = np.random.default_rng(7)
+    for n in SIZES:
+        k = n // 10
+        out = subprocess.run(["cargo", "run", "--release", "-q", "-p", "fair-lottery", "--example", "successive_cpu", "--",
+                              str(n), str(k), str(runs)], cwd=ROOT, check=True, capture_output=True, text=True).stdout
+        last = out.strip().splitlines()[-1]
+        setup = float(last.split("setup_median_ms=")[1].split()[0])
+        draw = float(last.split("draw_median_ms=")[1].split()[0])
+        c = 1.0 - rng.random(n)
+        p = c / c.sum()
+        g = np.random.default_rng(1)
+        g.choice(n, k, replace=False, p=p)
+        ts = []
+        for _ in range(runs):
+            t0 = time.process_time()
+            g.choice(n, k, replace=False, p=p)
+            ts.append((time.process_time() - t0) * 1e3)
+        npy = statistics.median(ts)
+        print(f"n={n}: ours {out.strip()} | numpy runs {[round(t, 2) for t in ts]}", file=sys.stderr)
+        lines.append(f"| {n} | {draw:.3f} | {setup:.3f} | {npy:.3f} | **{npy / draw:.1f}×** | {npy / (setup + draw):.2f}× |")
+    return lines
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--skip-bench", action="store_true")
     ap.add_argument("--skip-agreement", action="store_true")
     ap.add_argument("--skip-timing", action="store_true")
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--cpu", type=int, default=0, metavar="RUNS",
+                    help="only time successive sampling by CPU clock (medians of RUNS runs per side)")
     ap.add_argument("--draws", type=int, default=100_000)
     ap.add_argument("--no-malloc-tuning", action="store_true")
     ap.add_argument("--bench-filter", default=None, help="criterion filter, e.g. successive (other groups keep their last results)")
@@ -311,9 +348,11 @@ def main() -> int:
     blas_lines, limiter = blas_report()
     with limiter:
         out = ["## fair-lottery", ""] + machine_report("fair_lottery.py") + blas_lines + [""]
-        if not args.skip_agreement:
+        if args.cpu:
+            out += cpu_timing(args.cpu)
+        elif not args.skip_agreement:
             out += agreement(args.draws) + [""]
-        if not args.skip_timing:
+        if not args.skip_timing and not args.cpu:
             if not args.skip_bench:
                 extra = ["--", args.bench_filter] if args.bench_filter else []
                 subprocess.run(["cargo", "bench", "--bench", "fair_lottery", *extra], cwd=ROOT, check=True)

@@ -8,6 +8,7 @@
 //!             --score lac|aps|raps|topk-rank [--alpha 0.1] [--rule finite|higher]
 //!             [--randomized] [--allow-empty] [--lambda 0.5] [--k-reg 5]
 //!             [--seed 0 | --u-cal U_CAL --u-test U_TEST] [--out SETS]
+//!             [--cpu-runs R]
 //! predict_csv synth --n 10000 --classes 1000 [--concentration 0.1] [--seed 7] --out-dir DIR
 //! ```
 //!
@@ -27,6 +28,13 @@
 //! `[0, 1)` (as numpy's `random_sample` draws are) and is replayed exactly
 //! through the crate's own RNG interface, so another implementation's
 //! randomisation can be reproduced bit for bit.
+//!
+//! `--cpu-runs R` (seeded `U` only) then repeats calibration + batch
+//! prediction (the flat `PredictionSets`, what the criterion benchmark
+//! times) `R` more times and prints each run's CPU time of this thread
+//! (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)`) as `cpu_ms=t1,…,tR` and their
+//! median as `cpu_median_ms=…`: on a loaded machine CPU time, unlike wall
+//! time, does not count the time the thread waits for a core.
 //!
 //! `synth` writes the inputs of the criterion benchmark `benches/conformal_sets.rs`
 //! (the synthetic Dirichlet classifier, calibration rows then test rows from
@@ -55,6 +63,7 @@ const USAGE: &str = "usage:
               --score lac|aps|raps|topk-rank [--alpha 0.1] [--rule finite|higher]
               [--randomized] [--allow-empty] [--lambda 0.5] [--k-reg 5]
               [--seed 0 | --u-cal U_CAL --u-test U_TEST] [--out SETS]
+              [--cpu-runs R]
   predict_csv synth --n N --classes K [--concentration 0.1] [--seed 7] --out-dir DIR";
 
 fn main() {
@@ -336,6 +345,7 @@ impl TryRng for Replay {
 
 /// What to calibrate with and where to write.
 struct Job {
+    cpu_runs: usize,
     cal_probs: Array2<f64>,
     cal_labels: Vec<usize>,
     test_probs: Array2<f64>,
@@ -361,7 +371,12 @@ fn predict(args: &[String]) -> Res<()> {
         "--u-cal",
         "--u-test",
         "--out",
+        "--cpu-runs",
     ])?;
+    let cpu_runs: usize = a.parsed("--cpu-runs", 0)?;
+    if cpu_runs > 0 && (a.get("--u-cal").is_some() || a.get("--u-test").is_some()) {
+        return Err("--cpu-runs times the seeded draws, not --u-cal/--u-test".into());
+    }
     let rule = match a.get("--rule").unwrap_or("finite") {
         "finite" => QuantileRule::FiniteSample,
         "higher" => QuantileRule::NumpyHigher,
@@ -379,6 +394,7 @@ fn predict(args: &[String]) -> Res<()> {
         return Err("give both --u-cal and --u-test, or neither".into());
     }
     let job = Job {
+        cpu_runs,
         cal_probs: read_matrix(Path::new(a.required("--cal-probs")?))?,
         cal_labels: read_labels(Path::new(a.required("--cal-labels")?))?,
         test_probs: read_matrix(Path::new(a.required("--test-probs")?))?,
@@ -485,7 +501,44 @@ fn run<S: ConformityScore + Clone>(
         times.0 * 1e3,
         times.1 * 1e3
     );
+    if job.cpu_runs > 0 {
+        let mut ms = Vec::with_capacity(job.cpu_runs);
+        for _ in 0..job.cpu_runs {
+            let mut rng = seeded(job.seed);
+            let t0 = thread_cpu_seconds();
+            let fitted = cal
+                .calibrate(job.cal_probs.view(), &job.cal_labels, &mut rng)
+                .map_err(|e| e.to_string())?;
+            let flat = fitted
+                .predict(job.test_probs.view(), &mut rng)
+                .map_err(|e| e.to_string())?;
+            ms.push((thread_cpu_seconds() - t0) * 1e3);
+            std::hint::black_box(flat);
+        }
+        let text: Vec<String> = ms.iter().map(|t| format!("{t:.4}")).collect();
+        ms.sort_by(f64::total_cmp);
+        let mid = ms.len() / 2;
+        let median = if ms.len() % 2 == 1 {
+            ms[mid]
+        } else {
+            (ms[mid - 1] + ms[mid]) / 2.0
+        };
+        eprintln!("cpu_ms={} cpu_median_ms={median:.4}", text.join(","));
+    }
     Ok((fitted.q_hat(), sets, name))
+}
+
+/// CPU time of the calling thread, in seconds.
+#[allow(unsafe_code)] // one libc call; std has no CPU clock
+fn thread_cpu_seconds() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant Linux/POSIX defines.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
 /// A calibrated predictor, its sets, and the calibration and prediction wall times (s).

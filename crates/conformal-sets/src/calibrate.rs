@@ -36,36 +36,76 @@ pub fn check_probabilities(probs: ArrayView2<'_, f64>) -> Result<()> {
 }
 
 /// One row of [`check_probabilities`]: finite, ≥ 0, sums to 1 ± 1e-6.
-fn check_row(row: usize, p: &[f64]) -> Result<()> {
-    let (sum, valid) = sum_if_valid(p);
-    if !valid || (sum - 1.0).abs() > 1e-6 {
-        return Err(Error::NotAProbability { row, sum });
-    }
-    Ok(())
-}
-
-/// The sum of a row and whether every entry is finite and ≥ 0, in one pass
-/// (four lanes of sums and minima, which vectorise): the entries are valid
-/// iff their minimum is ≥ 0 (`f64::min` skips NaN) and their sum is finite
-/// (a NaN or ±∞ entry makes it NaN or infinite; finite entries large enough
-/// to overflow it cannot sum to 1 either).
-fn sum_if_valid(p: &[f64]) -> (f64, bool) {
-    let (mut acc, mut low) = ([0.0; 4], [f64::INFINITY; 4]);
-    let chunks = p.chunks_exact(4);
+pub(crate) fn check_row(row: usize, p: &[f64]) -> Result<()> {
+    let mut acc = RowCheck::new();
+    let chunks = p.chunks_exact(LANES);
     let tail = chunks.remainder();
     for c in chunks {
-        for j in 0..4 {
-            acc[j] += c[j];
-            low[j] = low[j].min(c[j]);
+        acc.add(c.try_into().expect("LANES entries"));
+    }
+    acc.add_tail(tail);
+    acc.finish(row, p)
+}
+
+/// Lanes of [`RowCheck`]: eight independent sums, enough to hide the
+/// latency of the additions (they vectorise into two or four registers).
+pub(crate) const LANES: usize = 8;
+
+/// The running sum of a row and the OR of its entries' bit patterns, in
+/// [`LANES`] lanes that vectorise (one add and one OR per entry).
+///
+/// The row is valid iff its sum is finite and within 1e-6 of 1 and no entry
+/// is negative: a NaN or ±∞ entry makes the sum NaN or infinite (finite
+/// entries large enough to overflow it cannot sum to 1 either), and a
+/// negative entry sets the sign bit of the OR. The sign bit is also set by
+/// −0.0, which is valid, so only then is the row's minimum computed
+/// (exactly the test `min ≥ 0` of the two-pass check).
+pub(crate) struct RowCheck {
+    sum: [f64; LANES],
+    bits: [u64; LANES],
+}
+
+impl RowCheck {
+    pub(crate) fn new() -> Self {
+        RowCheck {
+            sum: [0.0; LANES],
+            bits: [0; LANES],
         }
     }
-    for &v in tail {
-        acc[0] += v;
-        low[0] = low[0].min(v);
+
+    /// Adds one chunk of [`LANES`] entries.
+    #[inline(always)]
+    pub(crate) fn add(&mut self, c: &[f64; LANES]) {
+        for ((s, b), &v) in self.sum.iter_mut().zip(&mut self.bits).zip(c) {
+            *s += v;
+            *b |= v.to_bits();
+        }
     }
-    let sum: f64 = acc.iter().sum();
-    let min = low.iter().copied().fold(f64::INFINITY, f64::min);
-    (sum, sum.is_finite() && min >= 0.0)
+
+    /// Adds the last (fewer than [`LANES`]) entries.
+    #[inline(always)]
+    pub(crate) fn add_tail(&mut self, tail: &[f64]) {
+        for (j, &v) in tail.iter().enumerate() {
+            self.sum[j] += v;
+            self.bits[j] |= v.to_bits();
+        }
+    }
+
+    /// `Ok` iff the row `p` whose entries were added is a probability
+    /// vector (finite, ≥ 0, sums to 1 ± 1e-6).
+    ///
+    /// # Errors
+    /// [`Error::NotAProbability`] with the row index and its sum.
+    pub(crate) fn finish(&self, row: usize, p: &[f64]) -> Result<()> {
+        let sum: f64 = self.sum.iter().sum();
+        let sign = self.bits.iter().fold(0, |a, &b| a | b) >> 63 == 1;
+        let nonnegative = !sign || p.iter().all(|&v| v >= 0.0);
+        if sum.is_finite() && (sum - 1.0).abs() <= 1e-6 && nonnegative {
+            Ok(())
+        } else {
+            Err(Error::NotAProbability { row, sum })
+        }
+    }
 }
 
 /// Checks labels against `probs`: one per row, each `< K`.
@@ -347,10 +387,9 @@ impl<S: ConformityScore> Calibrated<S> {
         let mut out = PredictionSets::with_capacity(probs.nrows(), probs.nrows());
         let mut work = Workspace::default();
         for (row, p) in rows(&probs).enumerate() {
-            check_row(row, p)?;
             let u = draw_u(&self.score, rng);
             self.score
-                .push_set(p, self.q_hat, u, &mut work, out.buffer());
+                .push_checked_set(row, p, self.q_hat, u, &mut work, out.buffer())?;
             out.end_row();
         }
         Ok(out)

@@ -10,6 +10,8 @@
 //! is a prefix of the sorted labels; sets are returned sorted by label id (as
 //! they were shown to the trial's participants).
 
+use crate::calibrate::{LANES, RowCheck};
+
 /// A prediction set: labels sorted by id.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PredictionSet {
@@ -82,6 +84,27 @@ pub trait ConformityScore {
     /// using `work` as scratch space (what batch prediction calls once per
     /// row, without allocating once `work` and `out` have grown).
     fn push_set(&self, p: &[f64], q: f64, u: f64, work: &mut Workspace, out: &mut Vec<usize>);
+    /// Checks that `p` (row `row` of a batch) is a probability vector
+    /// (finite, ≥ 0, sums to 1 ± 1e-6) and appends its set as
+    /// [`ConformityScore::push_set`]; what batch prediction calls. Provided:
+    /// the check, then `push_set`; [`Lac`] does both in one pass over the row.
+    /// On an error `out` is left as it was.
+    ///
+    /// # Errors
+    /// [`crate::Error::NotAProbability`].
+    fn push_checked_set(
+        &self,
+        row: usize,
+        p: &[f64],
+        q: f64,
+        u: f64,
+        work: &mut Workspace,
+        out: &mut Vec<usize>,
+    ) -> crate::Result<()> {
+        crate::calibrate::check_row(row, p)?;
+        self.push_set(p, q, u, work, out);
+        Ok(())
+    }
     /// Validates the score's own parameters; [`crate::calibrate::SplitConformal::new`]
     /// calls it once, so a bad parameter never reaches `score` or `set`.
     /// The default accepts (scores without parameters).
@@ -196,16 +219,56 @@ impl ConformityScore for Lac {
     /// One branch-free pass over the row (every label is written, the
     /// length advances only for kept ones), no scratch space: O(K).
     fn push_set(&self, p: &[f64], q: f64, _u: f64, _work: &mut Workspace, out: &mut Vec<usize>) {
+        lac_push(p, q, out, &mut RowCheck::new());
+    }
+
+    /// The row check of [`crate::calibrate::check_probabilities`] fused into
+    /// the set's pass: the row is read once, summed and thresholded in the
+    /// same loop. Same set, same error as the check followed by `push_set`.
+    fn push_checked_set(
+        &self,
+        row: usize,
+        p: &[f64],
+        q: f64,
+        _u: f64,
+        _work: &mut Workspace,
+        out: &mut Vec<usize>,
+    ) -> crate::Result<()> {
         let start = out.len();
-        out.resize(start + p.len(), 0);
-        let buf = &mut out[start..];
-        let mut len = 0;
-        for (y, &v) in p.iter().enumerate() {
-            buf[len] = y;
+        let mut check = RowCheck::new();
+        lac_push(p, q, out, &mut check);
+        check.finish(row, p).inspect_err(|_| out.truncate(start))
+    }
+}
+
+/// Appends the LAC set `{y : 1 − π_y ≤ q}` (compared as written, so it is
+/// exactly `{y : score ≤ q}`) to `out` and adds the row to `check`. Every
+/// label is written at the current end and the end advances only for kept
+/// ones (no branch to mispredict); the `K` slots this needs are zeroed by
+/// one `resize` and the unused ones truncated.
+#[inline(always)]
+fn lac_push(p: &[f64], q: f64, out: &mut Vec<usize>, check: &mut RowCheck) {
+    let start = out.len();
+    out.resize(start + p.len(), 0);
+    let buf = &mut out[start..];
+    let mut len = 0;
+    let chunks = p.chunks_exact(LANES);
+    let tail = chunks.remainder();
+    let body = p.len() - tail.len();
+    for (i, c) in chunks.enumerate() {
+        let c: &[f64; LANES] = c.try_into().expect("LANES entries");
+        check.add(c);
+        for (j, &v) in c.iter().enumerate() {
+            buf[len] = i * LANES + j;
             len += usize::from(1.0 - v <= q);
         }
-        out.truncate(start + len);
     }
+    check.add_tail(tail);
+    for (j, &v) in tail.iter().enumerate() {
+        buf[len] = body + j;
+        len += usize::from(1.0 - v <= q);
+    }
+    out.truncate(start + len);
 }
 
 /// RAPS (regularised adaptive prediction sets, Angelopoulos et al. 2021), the

@@ -1,0 +1,76 @@
+//! CPU time of successive sampling (the official code's sampler), for the
+//! comparison with numpy under load: `cargo run --release -p fair-lottery
+//! --example successive_cpu -- N K RUNS`.
+//!
+//! Claims are `1 − U` (seed 7), as in `benches/fair_lottery.rs`. Prints one
+//! line per run with the CPU time of this thread
+//! (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)`, which on a loaded machine does
+//! not count the time the thread waits for a core) of the set-up
+//! (`Successive::new`: validation and the key threshold, once per claim
+//! vector) and of one draw of k winners, then the medians:
+//! `setup_median_ms=… draw_median_ms=…`.
+
+use fair_lottery::sampler::{FixedSizeSampler, Successive};
+use mlcore::sampling::seeded;
+use rand::RngExt;
+use std::hint::black_box;
+
+/// CPU time of the calling thread, in seconds.
+#[allow(unsafe_code)] // one libc call; std has no CPU clock
+fn thread_cpu_seconds() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant Linux/POSIX defines.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        (v[m - 1] + v[m]) / 2.0
+    }
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse())
+        .collect::<Result<_, _>>()?;
+    let n = args.first().copied().unwrap_or(1_000_000);
+    let k = args.get(1).copied().unwrap_or(n / 10);
+    let runs = args.get(2).copied().unwrap_or(5).max(1);
+    let mut rng = seeded(7);
+    let claims: Vec<f64> = (0..n).map(|_| 1.0 - rng.random::<f64>()).collect();
+    let mut draw_rng = seeded(1);
+    // Warm-up (page faults of the first allocations, caches).
+    black_box(Successive::new(&claims, k)?.sample(&mut draw_rng));
+    let (mut setup, mut draw) = (Vec::new(), Vec::new());
+    for run in 0..runs {
+        let t0 = thread_cpu_seconds();
+        let s = Successive::new(&claims, k)?;
+        let t1 = thread_cpu_seconds();
+        let winners = s.sample(&mut draw_rng);
+        let t2 = thread_cpu_seconds();
+        assert_eq!(winners.len(), k);
+        black_box(winners);
+        setup.push((t1 - t0) * 1e3);
+        draw.push((t2 - t1) * 1e3);
+        println!(
+            "run {run}: setup_ms={:.4} draw_ms={:.4}",
+            setup[run], draw[run]
+        );
+    }
+    println!(
+        "n={n} k={k} runs={runs} setup_median_ms={:.4} draw_median_ms={:.4}",
+        median(setup),
+        median(draw)
+    );
+    Ok(())
+}
