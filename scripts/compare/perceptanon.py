@@ -21,7 +21,7 @@ The ratio printed is peer time / ours (> 1: ours is faster). Goals (issue
 29): τ-b at 10⁵ ≥ 5×, SSIM ≥ 3×.
 
 Run: ``python scripts/compare/perceptanon.py`` in a venv with scipy and
-scikit-image (recorded with /work/main/target/venv-anon: scipy 1.17.1,
+scikit-image (recorded with target/venv-anon: scipy 1.17.1,
 scikit-image 0.26.0).
 """
 
