@@ -505,14 +505,14 @@ fn run<S: ConformityScore + Clone>(
         let mut ms = Vec::with_capacity(job.cpu_runs);
         for _ in 0..job.cpu_runs {
             let mut rng = seeded(job.seed);
-            let t0 = thread_cpu_seconds();
+            let t0 = cpu_now();
             let fitted = cal
                 .calibrate(job.cal_probs.view(), &job.cal_labels, &mut rng)
                 .map_err(|e| e.to_string())?;
             let flat = fitted
                 .predict(job.test_probs.view(), &mut rng)
                 .map_err(|e| e.to_string())?;
-            ms.push((thread_cpu_seconds() - t0) * 1e3);
+            ms.push((cpu_now() - t0) * 1e3);
             std::hint::black_box(flat);
         }
         let text: Vec<String> = ms.iter().map(|t| format!("{t:.4}")).collect();
@@ -526,19 +526,6 @@ fn run<S: ConformityScore + Clone>(
         eprintln!("cpu_ms={} cpu_median_ms={median:.4}", text.join(","));
     }
     Ok((fitted.q_hat(), sets, name))
-}
-
-/// CPU time of the calling thread, in seconds.
-#[allow(unsafe_code)] // one libc call; std has no CPU clock
-fn thread_cpu_seconds() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant Linux/POSIX defines.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
 /// A calibrated predictor, its sets, and the calibration and prediction wall times (s).
@@ -626,4 +613,9 @@ fn write_npy(path: &Path, m: &Array2<f64>) -> Res<()> {
         bytes.extend_from_slice(&v.to_le_bytes());
     }
     std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The CPU clock this example times with, in seconds.
+fn cpu_now() -> f64 {
+    mlcore::timing::thread_cpu_seconds().expect("a CPU clock (Unix)")
 }

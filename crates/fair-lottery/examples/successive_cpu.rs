@@ -15,19 +15,6 @@ use mlcore::sampling::seeded;
 use rand::RngExt;
 use std::hint::black_box;
 
-/// CPU time of the calling thread, in seconds.
-#[allow(unsafe_code)] // one libc call; std has no CPU clock
-fn thread_cpu_seconds() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant Linux/POSIX defines.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
-
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     let m = v.len() / 2;
@@ -53,11 +40,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     black_box(Successive::new(&claims, k)?.sample(&mut draw_rng));
     let (mut setup, mut draw) = (Vec::new(), Vec::new());
     for run in 0..runs {
-        let t0 = thread_cpu_seconds();
+        let t0 = cpu_now();
         let s = Successive::new(&claims, k)?;
-        let t1 = thread_cpu_seconds();
+        let t1 = cpu_now();
         let winners = s.sample(&mut draw_rng);
-        let t2 = thread_cpu_seconds();
+        let t2 = cpu_now();
         assert_eq!(winners.len(), k);
         black_box(winners);
         setup.push((t1 - t0) * 1e3);
@@ -73,4 +60,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         median(draw)
     );
     Ok(())
+}
+
+/// The CPU clock this example times with, in seconds.
+fn cpu_now() -> f64 {
+    mlcore::timing::thread_cpu_seconds().expect("a CPU clock (Unix)")
 }

@@ -23,6 +23,8 @@
 //! - [`optim`]: one box-constrained L-BFGS (argmin) for every crate — a
 //!   logistic box map or Optim.jl's `Fminbox` log barrier, seeded
 //!   multistart.
+//! - [`timing`]: thread and process CPU clocks for side-by-side timing on a
+//!   loaded machine.
 //!
 //! ```
 //! use mlcore::{linalg, sampling, stats};
@@ -51,6 +53,7 @@ pub mod optim;
 pub mod sampling;
 pub mod special;
 pub mod stats;
+pub mod timing;
 
 pub use error::{Error, Result};
 

@@ -12,25 +12,11 @@
 //! count) and the wall times (`wall_median_s`) of `R` runs (distances
 //! included), on one thread (a rayon pool of one, so the distance table is
 //! serial too) unless `--threads`.
-#![allow(unsafe_code)] // one libc::clock_gettime call for the CPU clock
 
 use ricci_causal::curvature::{OllivierConfig, ollivier};
 use ricci_causal::flow::RicciFlow;
 use ricci_causal::graph::WeightedGraph;
 use std::time::Instant;
-
-/// CPU time of this process (all threads), in seconds.
-fn cpu_seconds() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant
-    // every Linux/glibc supports.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_PROCESS_CPUTIME_ID) failed");
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -67,7 +53,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut values = Vec::new();
     for _ in 0..repeats.max(1) {
         let t = Instant::now();
-        let c = cpu_seconds();
+        let c = cpu_now();
         values = pool.install(|| -> Result<Vec<f64>, ricci_causal::Error> {
             Ok(match flow {
                 None => ollivier(&g, &cfg)?.kappa,
@@ -82,7 +68,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .to_vec(),
             })
         })?;
-        times.push(cpu_seconds() - c);
+        times.push(cpu_now() - c);
         walls.push(t.elapsed().as_secs_f64());
     }
     let mut out = String::new();
@@ -104,4 +90,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         sorted.len()
     );
     Ok(())
+}
+
+/// The CPU clock this example times with, in seconds.
+fn cpu_now() -> f64 {
+    mlcore::timing::process_cpu_seconds().expect("a CPU clock (Unix)")
 }
