@@ -41,7 +41,7 @@ fn clock(id: libc::clockid_t) -> Option<f64> {
     // `id` is one of the clock constants POSIX defines.
     #[allow(unsafe_code)]
     let rc = unsafe { libc::clock_gettime(id, &mut ts) };
-    (rc == 0).then(|| ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
+    (rc == 0).then_some(ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
 }
 
 #[cfg(test)]
