@@ -7,6 +7,7 @@
 //! `inclusion_probs` (claims → π), per-draw `systematic`, `pipage`,
 //! `cps_draw` (conditional Poisson, after set-up), `successive` (the official
 //! code's sampler, on the claims), `successive_setup` (its key threshold),
+//! `successive_once` (validation, threshold and one draw in one call),
 //! `cps_setup` (calibration), and `sampford`
 //! (n ≤ 10⁵: at 10⁶ a draw takes ~800 rejection trials of 10⁶ coins).
 //!
@@ -98,6 +99,17 @@ fn benches(c: &mut Criterion) {
         let cl = claims(n);
         g.bench_function(id(n), |b| {
             b.iter(|| black_box(Successive::new(&cl, n / 10).expect("valid")))
+        });
+    }
+    g.finish();
+    // One draw straight from the borrowed claims, validation and threshold
+    // included (what numpy's `choice` does per call).
+    let mut g = group(c, "successive_once");
+    for n in SIZES {
+        let cl = claims(n);
+        let mut rng = seeded(1);
+        g.bench_function(id(n), |b| {
+            b.iter(|| black_box(Successive::sample_once(&cl, n / 10, &mut rng).expect("valid")))
         });
     }
     g.finish();

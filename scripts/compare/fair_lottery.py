@@ -303,13 +303,15 @@ def timing(repeats: int) -> list[str]:
 def cpu_timing(runs: int) -> list[str]:
     """CPU time (ms) of successive sampling, medians of `runs` runs per side:
     ours from the example ``successive_cpu`` (the thread's CPU clock around
-    ``Successive::new`` and around one draw), numpy's ``choice(replace=False,
-    p)`` by ``time.process_time()`` (its set-up is part of every call)."""
+    ``Successive::new``, around one draw, and around one
+    ``Successive::sample_once``: validation, threshold and draw in one call),
+    numpy's ``choice(replace=False, p)`` by ``time.process_time()`` (its
+    set-up is part of every call, like ``sample_once``'s)."""
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "fair-lottery", "--example", "successive_cpu"],
                    cwd=ROOT, check=True)
     lines = [f"### Successive sampling, CPU time (ms), k = n/10, median of {runs} runs per side", "",
-             "| n | ours: draw | ours: set-up | numpy choice | numpy/ours draw | numpy/(ours set-up + draw) |",
-             "|---:|---:|---:|---:|---:|---:|"]
+             "| n | ours: draw | ours: set-up | ours: sample_once | numpy choice | numpy/ours draw | numpy/(ours set-up + draw) | numpy/ours sample_once |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|"]
     rng = np.random.default_rng(7)
     for n in SIZES:
         k = n // 10
@@ -318,6 +320,7 @@ def cpu_timing(runs: int) -> list[str]:
         last = out.strip().splitlines()[-1]
         setup = float(last.split("setup_median_ms=")[1].split()[0])
         draw = float(last.split("draw_median_ms=")[1].split()[0])
+        once = float(last.split("once_median_ms=")[1].split()[0])
         c = 1.0 - rng.random(n)
         p = c / c.sum()
         g = np.random.default_rng(1)
@@ -329,7 +332,7 @@ def cpu_timing(runs: int) -> list[str]:
             ts.append((time.process_time() - t0) * 1e3)
         npy = statistics.median(ts)
         print(f"n={n}: ours {out.strip()} | numpy runs {[round(t, 2) for t in ts]}", file=sys.stderr)
-        lines.append(f"| {n} | {draw:.3f} | {setup:.3f} | {npy:.3f} | **{npy / draw:.1f}×** | {npy / (setup + draw):.2f}× |")
+        lines.append(f"| {n} | {draw:.3f} | {setup:.3f} | {once:.3f} | {npy:.3f} | {npy / draw:.1f}× | {npy / (setup + draw):.2f}× | **{npy / once:.1f}×** |")
     return lines
 
 

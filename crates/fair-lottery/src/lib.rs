@@ -30,7 +30,7 @@
 //! | partial BF lottery (`p`), randomisation rate (`perc_random_k`, `perc_random_n`) | [`policy::Policy::PartialLottery`], [`policy::Policy::RandomizationRate`] |
 //! | uncertainty (i): bootstrap vote shares, lottery weighted by votes | [`policy::bootstrap_vote_shares`], [`policy::uncertainty_lottery`] |
 //! | uncertainty (ii): conformal outlier p-values, uniform lottery among outliers | [`policy::distance_to_mean`], [`policy::conformal_outlier_pvalues`], [`policy::outlier_lottery`] |
-//! | the official code's sampler (successive, **not** proportional) | [`sampler::Successive`], [`exact::successive_marginals`] |
+//! | the official code's sampler (successive, **not** proportional) | [`sampler::Successive`] (many draws), [`sampler::Successive::sample_once`] (one draw, no set-up), [`exact::successive_marginals`] |
 //! | exact samplers with prescribed marginals (reconstructed) | [`sampler::Systematic`], [`sampler::Pipage`], [`sampler::ConditionalPoisson`], [`sampler::Sampford`] |
 //! | exact designs for audits (enumeration) | [`exact`] |
 //! | systemic exclusion rate, expected utility | [`metrics::systemic_exclusion`], [`metrics::expected_ser`], [`metrics::expected_utility`] |

@@ -139,6 +139,13 @@ proptest! {
             let mut rng = seeded(2);
             prop_assert!(valid_draw(&s.sample(&mut rng), c.len(), k));
         }
+        // The one-call draw fails exactly when the set-up does.
+        let mut rng = seeded(4);
+        match (Successive::sample_once(&c, k, &mut rng), Successive::new(&c, k)) {
+            (Ok(d), Ok(_)) => prop_assert!(valid_draw(&d, c.len(), k)),
+            (Err(a), Err(b)) => prop_assert_eq!(format!("{a:?}"), format!("{b:?}")),
+            (a, b) => prop_assert!(false, "sample_once {a:?} vs new {:?}", b.map(|_| ())),
+        }
         if let Ok(m) = successive_marginals(&c, k) {
             prop_assert!(valid_pi(&m, k), "{m:?}");
         }
