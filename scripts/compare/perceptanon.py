@@ -20,11 +20,18 @@ Part 2 (speed) runs the criterion benchmark ``benches/perceptanon.rs``
 The ratio printed is peer time / ours (> 1: ours is faster). Goals (issue
 29): τ-b at 10⁵ ≥ 5×, SSIM ≥ 3×.
 
+``--cpu RUNS`` (speed only, by CPU clock: what docs/perf.md records): ours
+from the example ``perceptanon_cpu`` (the thread's CPU clock, median of RUNS
+calls after a warm-up), the peers by ``time.process_time()``, median of RUNS
+calls after a warm-up, in the same script run; it also checks that both
+sides computed the same τ-b (1e-12) and SSIM (1e-9).
+
 Run: ``python scripts/compare/perceptanon.py`` in a venv with scipy and
 scikit-image (recorded with target/venv-anon: scipy 1.17.1,
 scikit-image 0.26.0).
 """
 
+import statistics
 import subprocess
 import sys
 import time
@@ -75,7 +82,53 @@ def best_of(f, repeat):
     return min(times) * 1e9
 
 
+def cpu_median_ms(f, runs):
+    f()
+    ts = []
+    for _ in range(runs):
+        t = time.process_time()
+        f()
+        ts.append((time.process_time() - t) * 1e3)
+    return statistics.median(ts), f()
+
+
+def cpu_timing(runs):
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "perceptanon", "--example", "perceptanon_cpu"],
+                   cwd=_common.ROOT, check=True)
+    out = subprocess.run(["cargo", "run", "--release", "-q", "-p", "perceptanon", "--example", "perceptanon_cpu", "--",
+                          str(runs)], cwd=_common.ROOT, check=True, capture_output=True, text=True).stdout
+    ours = {}
+    for line in out.strip().splitlines():
+        f = line.split()
+        kv = dict(t.split("=") for t in f[1:])
+        ours[(f[0], kv.get("n") or kv.get("side"))] = (float(kv["median_ms"]), float(kv.get("tau_b") or kv.get("ssim")))
+    print(f"### CPU time (ms), median of {runs} runs per side\n")
+    print("| workload | ours | peer | peer / ours | \\|ours − peer\\| |\n|---|---:|---:|---:|---:|")
+    for n in (10_000, 100_000, 1_000_000):
+        x, y = pairs(n)
+        peer, res = cpu_median_ms(lambda: stats.kendalltau(x, y), runs)
+        ms, val = ours[("kendall", str(n))]
+        diff = abs(val - res.statistic)
+        assert diff <= 1e-12, (n, val, res.statistic)
+        print(f"| τ-b, n = {n} (scipy `kendalltau`) | {ms:.3f} | {peer:.3f} | **{peer / ms:.2f}×** | {diff:.1e} |")
+    for side in (256, 512, 1024):
+        a, b = images(side)
+        f = lambda: structural_similarity(a, b, gaussian_weights=True, sigma=1.5,  # noqa: E731
+                                          use_sample_covariance=False, data_range=1.0)
+        peer, res = cpu_median_ms(f, runs)
+        ms, val = ours[("ssim", str(side))]
+        diff = abs(val - res)
+        assert diff <= 1e-9, (side, val, res)
+        print(f"| SSIM, {side}² (scikit-image) | {ms:.3f} | {peer:.3f} | **{peer / ms:.2f}×** | {diff:.1e} |")
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--cpu":
+        for line in _common.machine_report("perceptanon.py --cpu"):
+            print(line)
+        print(f"scipy {scipy.__version__}, scikit-image {skimage.__version__}, numpy {np.__version__}")
+        cpu_timing(int(sys.argv[2]))
+        return
     for line in _common.machine_report("perceptanon.py"):
         print(line)
     print(f"scipy {scipy.__version__}, scikit-image {skimage.__version__}, numpy {np.__version__}")
