@@ -64,6 +64,7 @@ pub mod io;
 pub mod iqa;
 pub mod labels;
 pub mod model;
+mod rank;
 pub mod simulate;
 pub mod split;
 
