@@ -86,7 +86,9 @@ pub struct VariantResult {
 }
 
 /// Runs the three variants for one seed on `digits` (raw 0–16 pixels) with
-/// `textures` (grey images in `[0, 1]`) as OOD source.
+/// `textures` (grey images in `[0, 1]`) as OOD source, one thread per
+/// variant (the results do not depend on the threading: each variant has
+/// its own seeded RNGs).
 ///
 /// # Errors
 /// [`Error::EmptyInput`] for no texture; [`Error::ShapeMismatch`] unless the

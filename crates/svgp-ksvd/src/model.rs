@@ -325,7 +325,13 @@ impl Vit {
     fn block(&self, block: &Block, h: &Tensor) -> Result<Tensor> {
         let a = match &block.attn {
             Attn::Softmax(att) => att.forward(&layer_norm(h, &block.ln1)?)?,
-            Attn::Kep(_) => unreachable!("only the last block holds KEP-SVGP attention"),
+            Attn::Kep(_) => {
+                return Err(Error::InvalidParameter {
+                    name: "block",
+                    value: 0.0,
+                    expected: "KEP-SVGP attention only in the last block",
+                });
+            }
         };
         let h = (h + a)?;
         let n2 = layer_norm(&h, &block.ln2)?;
@@ -356,7 +362,11 @@ impl Vit {
             return Ok(candle_nn::loss::cross_entropy(&out.logits, y)?);
         };
         let Attn::Kep(att) = &last.attn else {
-            unreachable!("a KEP-SVGP configuration builds a KEP-SVGP last block")
+            return Err(Error::InvalidParameter {
+                name: "last block",
+                value: 0.0,
+                expected: "KEP-SVGP attention under a KEP-SVGP configuration",
+            });
         };
         // As `forward`, without the variance the loss does not use.
         self.check_input(x)?;
