@@ -142,6 +142,25 @@ pub struct KepOutput {
     pub variance: Tensor,
 }
 
+/// The deterministic part of a KEP-SVGP forward pass
+/// ([`KepSvgpAttention::moments`]), from which samples are drawn.
+#[derive(Debug, Clone)]
+pub(crate) struct Moments {
+    /// Batch size.
+    b: usize,
+    /// Per SVGP branch: the mean (`H × M × d_s`) and the rows `vL_d`
+    /// (`H × M × d_s × s`), `M = B·N'`.
+    branches: Vec<(Tensor, Tensor)>,
+    /// Per branch `‖vL_d‖` (`H × M × d_s`, detached), for marginal draws.
+    sd: Vec<Tensor>,
+    /// `B × H × N' × d_s`.
+    pub(crate) variance: Tensor,
+    /// Scalar KL.
+    pub(crate) kl: Tensor,
+    /// Scalar `J/N`.
+    pub(crate) j: Tensor,
+}
+
 /// A KEP-SVGP self-attention layer.
 #[derive(Debug, Clone)]
 pub struct KepSvgpAttention {
@@ -186,6 +205,10 @@ pub(crate) fn standard_normal<R: Rng + ?Sized>(
     dev: &Device,
 ) -> candle_core::Result<Tensor> {
     let n: usize = shape.iter().product();
+    if dtype == DType::F32 {
+        let v: Vec<f32> = (0..n).map(|_| StandardNormal.sample(rng)).collect();
+        return Tensor::from_vec(v, shape, dev);
+    }
     let v: Vec<f64> = (0..n).map(|_| StandardNormal.sample(rng)).collect();
     Tensor::from_vec(v, shape, dev)?.to_dtype(dtype)
 }
@@ -320,47 +343,21 @@ impl KepSvgpAttention {
         gp.lower.as_tensor().broadcast_mul(&mask)? + diag
     }
 
-    /// Mean, sample (with an RNG) and variance of one SVGP for `v = scoreΛ⁻¹`
-    /// (`B × H × N' × s`).
-    fn svgp<R: Rng + ?Sized>(
-        &self,
-        v: &Tensor,
-        gp: &Variational,
-        rng: Option<&mut R>,
-    ) -> candle_core::Result<(Tensor, Tensor)> {
-        let (b, h, n, s) = v.dims4()?;
-        let v = v.contiguous()?;
-        let m_u = gp
-            .m_u
-            .as_tensor()
-            .unsqueeze(0)?
-            .broadcast_as((b, h, s, s))?
-            .contiguous()?;
-        let mean = v.matmul(&m_u)?;
-        let l = self.cholesky(gp)?;
-        // (B, H, d, N', s) @ (B, H, d, s, s) → (B, H, d, N', s): rows vL_d
-        // (explicit copies: candle's matmul wants contiguous batch strides).
-        let shape5 = (b, h, s, n, s);
-        let vv = v
-            .unsqueeze(2)?
-            .broadcast_as(shape5)?
+    /// Mean and the rows `vL_d` of one SVGP for `v = scoreΛ⁻¹`
+    /// (`H × M × s`, `M = B·N'` rows per head): returns the mean
+    /// (`H × M × d_s`) and `vL` (`H × M × d_s × s`). One batched product per
+    /// head with `[L_1 … L_{d_s}]` (`s × d_s·s`), no broadcast copies.
+    fn svgp_rows(&self, v: &Tensor, gp: &Variational) -> candle_core::Result<(Tensor, Tensor)> {
+        let (h, m, s) = v.dims3()?;
+        let mean = v.matmul(gp.m_u.as_tensor())?;
+        // (H, d, s_row, s_col) → (H, s_row, d·s_col).
+        let l = self
+            .cholesky(gp)?
+            .permute((0, 2, 1, 3))?
             .contiguous()?
-            .reshape((b * h * s, n, s))?;
-        let ll = l
-            .unsqueeze(0)?
-            .broadcast_as((b, h, s, s, s))?
-            .contiguous()?
-            .reshape((b * h * s, s, s))?;
-        let v2 = vv.matmul(&ll)?.reshape(shape5)?;
-        let variance = v2.sqr()?.sum(D::Minus1)?.transpose(2, 3)?;
-        let out = match rng {
-            Some(rng) => {
-                let eps = standard_normal(v2.dims(), v2.dtype(), rng, v2.device())?;
-                (mean + (v2 * eps)?.sum(D::Minus1)?.transpose(2, 3)?)?
-            }
-            None => mean,
-        };
-        Ok((out, variance))
+            .reshape((h, s, s * s))?;
+        let rows = v.matmul(&l)?.reshape((h, m, s, s))?;
+        Ok((mean, rows))
     }
 
     fn kl(&self, gp: &Variational, lam_inv: &Tensor) -> candle_core::Result<Tensor> {
@@ -393,6 +390,41 @@ impl KepSvgpAttention {
     /// # Errors
     /// [`Error::ShapeMismatch`] for another shape; [`Error::Candle`].
     pub fn forward<R: Rng + ?Sized>(&self, x: &Tensor, rng: Option<&mut R>) -> Result<KepOutput> {
+        let moments = self.moments(x, true)?;
+        let out = self.output(&moments, rng, false)?;
+        Ok(KepOutput {
+            out,
+            kl: moments.kl,
+            j: moments.j,
+            variance: moments.variance,
+        })
+    }
+
+    /// [`KepSvgpAttention::forward`] without the variance (a training
+    /// step): `(out, kl, j)`.
+    ///
+    /// # Errors
+    /// As [`KepSvgpAttention::forward`].
+    pub(crate) fn forward_train<R: Rng + ?Sized>(
+        &self,
+        x: &Tensor,
+        rng: &mut R,
+    ) -> Result<(Tensor, Tensor, Tensor)> {
+        let moments = self.moments(x, false)?;
+        let out = self.output(&moments, Some(rng), false)?;
+        Ok((out, moments.kl, moments.j))
+    }
+
+    /// The deterministic part of [`KepSvgpAttention::forward`]: scores,
+    /// posterior means, the rows `vL_d`, the variance, KL and `J`. Samples
+    /// drawn from it with [`KepSvgpAttention::output`] reuse it (the
+    /// `K`-sample inference average computes it once). Without
+    /// `with_variance` (a training step, whose loss does not use it) the
+    /// variance is left empty and only unmarginalised samples can be drawn.
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] for another shape; [`Error::Candle`].
+    pub(crate) fn moments(&self, x: &Tensor, with_variance: bool) -> Result<Moments> {
         let (h, p, s) = (self.heads, self.head_dim, self.config.s);
         let width = h * p;
         let dims = x.dims();
@@ -408,8 +440,10 @@ impl KepSvgpAttention {
             ));
         }
         let (b, n) = (dims[0], dims[1]);
-        let qk = x.broadcast_matmul(&self.w_qk.as_tensor().t()?)?;
-        let qk = qk.reshape((b, n, 2, h, p))?.permute((2, 0, 3, 1, 4))?;
+        // Head-major layout (H, B, …) throughout: every product below is a
+        // batched GEMM over equal batch dimensions (no broadcast operand).
+        let qk = crate::ops::linear(x, (self.w_qk.as_tensor(), None))?;
+        let qk = qk.reshape((b, n, 2, h, p))?.permute((2, 3, 0, 1, 4))?;
         let normalize = |t: Tensor| -> candle_core::Result<Tensor> {
             let t = t.contiguous()?;
             let norm = t
@@ -422,69 +456,159 @@ impl KepSvgpAttention {
         let q = normalize(qk.get(0)?)?;
         let k = normalize(qk.get(1)?)?;
         let m = self.config.s * self.config.rank_multi;
+        // X̃ per head: (H, B·p, m).
         let xl = x
             .index_select(&self.landmarks, 1)?
             .reshape((b, m, h, p))?
-            .permute((0, 2, 3, 1))?
-            .contiguous()?;
-        let w_e = xl.broadcast_matmul(&self.w_e.as_tensor().unsqueeze(0)?)?;
-        let w_r = xl.broadcast_matmul(&self.w_r.as_tensor().unsqueeze(0)?)?;
+            .permute((2, 0, 3, 1))?
+            .contiguous()?
+            .reshape((h, b * p, m))?;
+        let w_e = xl.matmul(self.w_e.as_tensor())?.reshape((h, b, p, s))?;
+        let w_r = xl.matmul(self.w_r.as_tensor())?.reshape((h, b, p, s))?;
         let e = q.matmul(&w_e)?;
         let r = k.matmul(&w_r)?;
         let lam_inv = (self.log_lsi.as_tensor() * 2.0)?.exp()?;
-        let li = lam_inv.reshape((1, h, 1, s))?;
-        // J per (b, h), divided by N.
-        let quad = |t: &Tensor| t.sqr()?.broadcast_mul(&li)?.sum((2, 3));
+        // diag(Λ⁻¹) per head, (H, s, s): scores times it are a batched GEMM.
+        let diag = Tensor::eye(s, lam_inv.dtype(), lam_inv.device())?
+            .unsqueeze(0)?
+            .broadcast_mul(&lam_inv.unsqueeze(1)?)?;
+        let scale = |t: &Tensor| -> candle_core::Result<Tensor> {
+            t.reshape((h, b * n, s))?
+                .matmul(&diag)?
+                .reshape((h, b, n, s))
+        };
+        let ve = scale(&e)?;
+        let vr = scale(&r)?;
+        // J per (h, b), divided by N: ½Σ eΛ⁻¹eᵀ + ½Σ rΛ⁻¹rᵀ − Tr(W_eᵀW_r).
         let trace = (&w_e * &w_r)?.sum((2, 3))?;
-        let j = ((quad(&e)? + quad(&r)?)? * 0.5)?
-            .sub(&trace)?
+        let quad = ((&e * &ve)?.sum((2, 3))? + (&r * &vr)?.sum((2, 3))?)?;
+        let j = ((quad * 0.5)? - trace)?
             .affine(1.0 / n as f64, 0.0)?
             .mean_all()?;
-        let ve = e.broadcast_mul(&li)?;
-        let vr = r.broadcast_mul(&li)?;
-        let mut rng = rng;
-        let (f, variance, kl) = match (self.config.combine, self.gps.as_slice()) {
-            (Combine::Sum, [gp]) => {
-                let (f, v) = self.svgp(&(ve + vr)?, gp, rng.as_deref_mut())?;
-                (f, v, self.kl(gp, &lam_inv)?)
-            }
-            (Combine::Concat, [gp]) => {
-                let (f, v) = self.svgp(&Tensor::cat(&[&ve, &vr], 2)?, gp, rng.as_deref_mut())?;
-                (f, v, self.kl(gp, &lam_inv)?)
-            }
-            (combine, [ge, gr]) => {
-                let (fe, var_e) = self.svgp(&ve, ge, rng.as_deref_mut())?;
-                let (fr, var_r) = self.svgp(&vr, gr, rng)?;
-                let kl = (self.kl(ge, &lam_inv)? + self.kl(gr, &lam_inv)?)?;
-                match combine {
-                    Combine::Sum => ((fe + fr)?, (var_e + var_r)?, kl),
-                    Combine::Concat => (
-                        Tensor::cat(&[&fe, &fr], 2)?,
-                        Tensor::cat(&[&var_e, &var_r], 2)?,
-                        kl,
-                    ),
-                }
+        let flat = |t: &Tensor, rows: usize| t.reshape((h, b * rows, s));
+        let (branches, kl) = match (self.config.combine, self.gps.as_slice()) {
+            (Combine::Sum, [gp]) => (
+                vec![self.svgp_rows(&flat(&(ve + vr)?, n)?, gp)?],
+                self.kl(gp, &lam_inv)?,
+            ),
+            (Combine::Concat, [gp]) => (
+                vec![self.svgp_rows(&flat(&Tensor::cat(&[&ve, &vr], 2)?, 2 * n)?, gp)?],
+                self.kl(gp, &lam_inv)?,
+            ),
+            (_, [ge, gr]) => (
+                vec![
+                    self.svgp_rows(&flat(&ve, n)?, ge)?,
+                    self.svgp_rows(&flat(&vr, n)?, gr)?,
+                ],
+                (self.kl(ge, &lam_inv)? + self.kl(gr, &lam_inv)?)?,
+            ),
+            _ => unreachable!("one or two variational sets by construction"),
+        };
+        if !with_variance {
+            let empty = Tensor::zeros(0, lam_inv.dtype(), lam_inv.device())?;
+            return Ok(Moments {
+                b,
+                branches,
+                sd: Vec::new(),
+                variance: empty,
+                kl,
+                j,
+            });
+        }
+        // Deterministic variance Σ_j (vL_d)_j², (H, M, d) → (B, H, N', d).
+        let per_branch = branches
+            .iter()
+            .map(|(_, rows)| rows.sqr()?.sum(D::Minus1))
+            .collect::<candle_core::Result<Vec<_>>>()?;
+        let sd = per_branch
+            .iter()
+            .map(|v| v.detach().sqrt())
+            .collect::<candle_core::Result<Vec<_>>>()?;
+        let variance = match (self.config.combine, per_branch.as_slice()) {
+            (_, [v]) => v.clone(),
+            (Combine::Sum, [a, c]) => (a + c)?,
+            (Combine::Concat, [a, c]) => {
+                Tensor::cat(&[&a.reshape((h, b, n, s))?, &c.reshape((h, b, n, s))?], 2)?
             }
             _ => unreachable!("one or two variational sets by construction"),
         };
-        let out = f
-            .broadcast_matmul(&self.out_w.as_tensor().t()?)?
-            .broadcast_add(self.out_b.as_tensor())?;
-        let out = match &self.concat {
-            Some((w, bias)) => out
-                .transpose(2, 3)?
-                .broadcast_matmul(&w.as_tensor().t()?)?
-                .broadcast_add(bias.as_tensor())?
-                .transpose(2, 3)?,
-            None => out,
-        };
-        let out = out.transpose(1, 2)?.contiguous()?.reshape((b, n, width))?;
-        Ok(KepOutput {
-            out,
+        let rows = variance.elem_count() / (h * b * s);
+        let variance = variance
+            .reshape((h, b, rows, s))?
+            .transpose(0, 1)?
+            .contiguous()?;
+        Ok(Moments {
+            b,
+            branches,
+            sd,
+            variance,
             kl,
             j,
-            variance,
         })
+    }
+
+    /// The layer output from [`KepSvgpAttention::moments`]: the posterior
+    /// mean, or with an RNG one sample `μ_d + (vL_d)·ε`, `ε ~ N(0, I_s)`
+    /// per row and output; then the map `s → p`, the Concat token map and
+    /// the heads concatenated back to `B × N × C`. O(B·H·N·(s² + sp)).
+    ///
+    /// With `marginal` the sample is drawn as `μ_d + ‖vL_d‖·z`,
+    /// `z ~ N(0, 1)`: the same law (`(vL_d)·ε ~ N(0, ‖vL_d‖²)`, independent
+    /// over rows and outputs) from `s` times fewer normals, for inference.
+    /// Training keeps the `(vL_d)·ε` path the code differentiates.
+    ///
+    /// # Errors
+    /// [`Error::Candle`].
+    pub(crate) fn output<R: Rng + ?Sized>(
+        &self,
+        moments: &Moments,
+        rng: Option<&mut R>,
+        marginal: bool,
+    ) -> Result<Tensor> {
+        let (h, p, s) = (self.heads, self.head_dim, self.config.s);
+        let (b, n) = (moments.b, self.tokens);
+        let mut rng = rng;
+        let mut fs = Vec::with_capacity(moments.branches.len());
+        for (i, (mean, rows)) in moments.branches.iter().enumerate() {
+            fs.push(match (rng.as_deref_mut(), moments.sd.get(i)) {
+                (Some(rng), Some(sd)) if marginal => {
+                    let z = standard_normal(sd.dims(), sd.dtype(), rng, sd.device())?;
+                    (mean + (sd * z)?)?
+                }
+                (Some(rng), _) => {
+                    let eps = standard_normal(rows.dims(), rows.dtype(), rng, rows.device())?;
+                    (mean + (rows * eps)?.sum(D::Minus1)?)?
+                }
+                (None, _) => mean.clone(),
+            });
+        }
+        let f = match (self.config.combine, fs.as_slice()) {
+            (_, [f]) => f.clone(),
+            (Combine::Sum, [fe, fr]) => (fe + fr)?,
+            (Combine::Concat, [fe, fr]) => {
+                Tensor::cat(&[&fe.reshape((h, b, n, s))?, &fr.reshape((h, b, n, s))?], 2)?
+            }
+            _ => unreachable!("one or two variational sets by construction"),
+        };
+        let rows = f.elem_count() / (h * b * s);
+        // s → p, then (Concat) the 2N → N token map on (H·B·p) rows.
+        let out = crate::ops::linear(
+            &f.reshape((h, b, rows, s))?,
+            (self.out_w.as_tensor(), Some(self.out_b.as_tensor())),
+        )?;
+        let out = match &self.concat {
+            Some((w, bias)) => crate::ops::linear(
+                &out.transpose(2, 3)?,
+                (w.as_tensor(), Some(bias.as_tensor())),
+            )?
+            .transpose(2, 3)?,
+            None => out,
+        };
+        // (H, B, N, p) → (B, N, H, p) → (B, N, C).
+        Ok(out
+            .permute((1, 2, 0, 3))?
+            .contiguous()?
+            .reshape((b, n, h * p))?)
     }
 }
 
@@ -547,9 +671,7 @@ impl SoftmaxAttention {
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
         let (b, n, c) = x.dims3()?;
         let (h, p) = (self.heads, c / self.heads);
-        let qkv = x
-            .broadcast_matmul(&self.qkv.0.as_tensor().t()?)?
-            .broadcast_add(self.qkv.1.as_tensor())?
+        let qkv = crate::ops::linear_vars(x, &self.qkv)?
             .reshape((b, n, 3, h, p))?
             .permute((2, 0, 3, 1, 4))?;
         let (q, k, v) = (
@@ -564,9 +686,7 @@ impl SoftmaxAttention {
             .transpose(1, 2)?
             .contiguous()?
             .reshape((b, n, c))?;
-        Ok(out
-            .broadcast_matmul(&self.proj.0.as_tensor().t()?)?
-            .broadcast_add(self.proj.1.as_tensor())?)
+        Ok(crate::ops::linear_vars(&out, &self.proj)?)
     }
 }
 
@@ -604,5 +724,142 @@ impl KepSvgpAttention {
             .map(|d| to2(l.get(d)?))
             .collect::<Result<Vec<_>>>()?;
         crate::svgp::EigenPairSvgp::new(ndarray::Array1::from(lambda), m_u, factors)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    /// Both sampling forms (the training path `μ + (vL_d)ε` and the
+    /// inference path `μ + ‖vL_d‖z`) give outputs whose mean and variance
+    /// over 2,000 draws lie within 4 standard errors of the analytic
+    /// `E[out] = out(μ)` and `Var(out_j) = Σ_d W_jd² var_d` (fixed seed).
+    #[test]
+    fn both_sampling_forms_match_analytic_moments() {
+        let dev = Device::Cpu;
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let (n, width, s, draws) = (5, 4, 2, 2_000);
+        for combine in [Combine::Sum, Combine::Concat] {
+            let cfg = KepConfig {
+                s,
+                rank_multi: 2,
+                combine,
+                ..KepConfig::default()
+            };
+            let mut params = ParamSet::new();
+            let layer = KepSvgpAttention::new(
+                &mut params,
+                "k",
+                (width, 1, n),
+                cfg,
+                DType::F64,
+                &mut rng,
+                &dev,
+            )
+            .unwrap();
+            let x = Tensor::randn(0.0f64, 1.0, (1, n, width), &dev).unwrap();
+            let moments = layer.moments(&x, true).unwrap();
+            let mean = layer
+                .output(&moments, None::<&mut ChaCha8Rng>, false)
+                .unwrap()
+                .squeeze(0)
+                .unwrap()
+                .to_vec2::<f64>()
+                .unwrap();
+            if combine == Combine::Concat {
+                // The 2N → N token map mixes the rows: Var(out_tj) =
+                // Σ_u A_tu² Σ_d W_jd² var_ud over the 2N stacked rows u.
+                continue_with_concat(&layer, &moments, &mean, draws, &mut rng);
+                continue;
+            }
+            let w = layer.out_w.as_tensor().to_vec2::<f64>().unwrap();
+            let var = moments.variance.squeeze(0).unwrap().squeeze(0).unwrap();
+            let var = var.to_vec2::<f64>().unwrap();
+            let analytic: Vec<Vec<f64>> = (0..n)
+                .map(|t| {
+                    (0..width)
+                        .map(|j| (0..s).map(|d| w[j][d] * w[j][d] * var[t][d]).sum())
+                        .collect()
+                })
+                .collect();
+            check_draws(&layer, &moments, &mean, &analytic, draws, &mut rng);
+        }
+    }
+
+    fn continue_with_concat(
+        layer: &KepSvgpAttention,
+        moments: &Moments,
+        mean: &[Vec<f64>],
+        draws: usize,
+        rng: &mut ChaCha8Rng,
+    ) {
+        let (n, width, s) = (mean.len(), mean[0].len(), layer.config.s);
+        let w = layer.out_w.as_tensor().to_vec2::<f64>().unwrap();
+        let a = layer.concat.as_ref().unwrap().0.as_tensor();
+        let a = a.to_vec2::<f64>().unwrap();
+        let var = moments.variance.squeeze(0).unwrap().squeeze(0).unwrap();
+        let var = var.to_vec2::<f64>().unwrap();
+        let analytic: Vec<Vec<f64>> = (0..n)
+            .map(|t| {
+                (0..width)
+                    .map(|j| {
+                        (0..2 * n)
+                            .map(|u| {
+                                a[t][u]
+                                    * a[t][u]
+                                    * (0..s).map(|d| w[j][d] * w[j][d] * var[u][d]).sum::<f64>()
+                            })
+                            .sum()
+                    })
+                    .collect()
+            })
+            .collect();
+        check_draws(layer, moments, mean, &analytic, draws, rng);
+    }
+
+    fn check_draws(
+        layer: &KepSvgpAttention,
+        moments: &Moments,
+        mean: &[Vec<f64>],
+        analytic: &[Vec<f64>],
+        draws: usize,
+        rng: &mut ChaCha8Rng,
+    ) {
+        for marginal in [false, true] {
+            let (n, width) = (mean.len(), mean[0].len());
+            let mut sum = vec![vec![0.0; width]; n];
+            let mut sq = vec![vec![0.0; width]; n];
+            for _ in 0..draws {
+                let o = layer.output(moments, Some(&mut *rng), marginal).unwrap();
+                let o = o.squeeze(0).unwrap().to_vec2::<f64>().unwrap();
+                for t in 0..n {
+                    for j in 0..width {
+                        let d = o[t][j] - mean[t][j];
+                        sum[t][j] += d;
+                        sq[t][j] += d * d;
+                    }
+                }
+            }
+            let m = draws as f64;
+            for t in 0..n {
+                for j in 0..width {
+                    let v = analytic[t][j];
+                    let dm = sum[t][j] / m;
+                    let dv = sq[t][j] / m - dm * dm;
+                    assert!(
+                        dm.abs() <= 4.0 * (v / m).sqrt(),
+                        "mean t{t} j{j} marginal {marginal}: {dm} vs se {}",
+                        (v / m).sqrt()
+                    );
+                    assert!(
+                        (dv - v).abs() <= 4.0 * v * (2.0 / (m - 1.0)).sqrt(),
+                        "variance t{t} j{j} marginal {marginal}: {dv} vs {v}"
+                    );
+                }
+            }
+        }
     }
 }

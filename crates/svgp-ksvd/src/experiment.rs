@@ -80,12 +80,15 @@ pub struct VariantResult {
     pub variance: (f64, f64),
     /// Final training loss.
     pub train_loss: f64,
-    /// Training seconds.
+    /// Training CPU seconds of the variant's thread (NaN where the clock is
+    /// unavailable).
     pub seconds: f64,
 }
 
 /// Runs the three variants for one seed on `digits` (raw 0–16 pixels) with
-/// `textures` (grey images in `[0, 1]`) as OOD source.
+/// `textures` (grey images in `[0, 1]`) as OOD source, one thread per
+/// variant (the results do not depend on the threading: each variant has
+/// its own seeded RNGs).
 ///
 /// # Errors
 /// [`Error::EmptyInput`] for no texture; [`Error::ShapeMismatch`] unless the
@@ -134,65 +137,109 @@ pub fn run_seed(
     let ood = patched(ood.view())?;
     let clean = patched(test_x.view())?;
     let model_seed = rng.next_u64_seed();
-    let mut out = Vec::new();
-    for name in VARIANTS {
-        let kep = |combine, eta_ksvd| {
-            LastAttention::Kep(KepConfig {
-                s: config.s,
-                rank_multi: config.rank_multi,
-                combine,
-                share_variational: true,
-                eta_ksvd,
-                eta_kl: config.eta_kl,
+    let inputs = Inputs {
+        train: &train,
+        clean: &clean,
+        shifted: &shifted,
+        ood: &ood,
+        labels: &labels,
+    };
+    // The variants share nothing mutable: one thread each (their results
+    // do not depend on the threading).
+    let out = std::thread::scope(|scope| {
+        let handles: Vec<_> = VARIANTS
+            .iter()
+            .map(|&name| scope.spawn(move || run_variant(name, &inputs, config, model_seed)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or(Err(Error::InvalidParameter {
+                    name: "variant thread",
+                    value: 0.0,
+                    expected: "a thread that does not panic",
+                }))
             })
-        };
-        let last = match name {
-            "softmax" => LastAttention::Softmax,
-            "kep-sum" => kep(Combine::Sum, config.eta_ksvd.0),
-            _ => kep(Combine::Concat, config.eta_ksvd.1),
-        };
-        // Same initial draws for the shared parts and the same batch order.
-        let mut mrng = ChaCha8Rng::seed_from_u64(model_seed);
-        let model = Vit::new(
-            VitConfig {
-                last,
-                ..VitConfig::default()
-            },
-            DType::F32,
-            &mut mrng,
-            &Device::Cpu,
-        )?;
-        let tc = TrainConfig {
-            epochs: config.epochs,
-            batch_size: config.batch_size,
-            learning_rate: config.learning_rate,
-            progress: false,
-            ..TrainConfig::default()
-        };
-        let start = std::time::Instant::now();
-        let history = model.fit(&train, &tc, &mut mrng)?;
-        let seconds = start.elapsed().as_secs_f64();
-        let mut erng = ChaCha8Rng::seed_from_u64(model_seed ^ 0x5eed);
-        let (p_clean, v_clean) = model.predict(clean.view(), config.samples, 256, &mut erng)?;
-        let (p_ood, v_ood) = model.predict(ood.view(), config.samples, 256, &mut erng)?;
-        let mut sev = Vec::new();
-        for x in &shifted {
-            let (p, _) = model.predict(x.view(), config.samples, 256, &mut erng)?;
-            sev.push(evaluate::metrics(p.view(), &labels)?);
-        }
-        let noise = sev.split_off(5);
-        out.push(VariantResult {
-            name,
-            clean: evaluate::metrics(p_clean.view(), &labels)?,
-            rotation: sev,
-            noise,
-            ood: evaluate::ood(p_clean.view(), p_ood.view())?,
-            variance: (v_clean.mean().unwrap_or(0.0), v_ood.mean().unwrap_or(0.0)),
-            train_loss: history.epochs.last().map_or(f64::NAN, |e| e.train_loss),
-            seconds,
-        });
-    }
+            .collect::<Result<Vec<_>>>()
+    })?;
     Ok(out)
+}
+
+/// The prepared inputs shared by the variants of one seed.
+#[derive(Clone, Copy)]
+struct Inputs<'a> {
+    train: &'a ClassificationData,
+    clean: &'a Array2<f32>,
+    shifted: &'a [Array2<f32>],
+    ood: &'a Array2<f32>,
+    labels: &'a [usize],
+}
+
+/// Trains and evaluates one variant (same initial draws for the shared
+/// parts and the same batch order for every variant, from `model_seed`).
+fn run_variant(
+    name: &'static str,
+    inputs: &Inputs<'_>,
+    config: &DigitsConfig,
+    model_seed: u64,
+) -> Result<VariantResult> {
+    let kep = |combine, eta_ksvd| {
+        LastAttention::Kep(KepConfig {
+            s: config.s,
+            rank_multi: config.rank_multi,
+            combine,
+            share_variational: true,
+            eta_ksvd,
+            eta_kl: config.eta_kl,
+        })
+    };
+    let last = match name {
+        "softmax" => LastAttention::Softmax,
+        "kep-sum" => kep(Combine::Sum, config.eta_ksvd.0),
+        _ => kep(Combine::Concat, config.eta_ksvd.1),
+    };
+    let mut mrng = ChaCha8Rng::seed_from_u64(model_seed);
+    let model = Vit::new(
+        VitConfig {
+            last,
+            ..VitConfig::default()
+        },
+        DType::F32,
+        &mut mrng,
+        &Device::Cpu,
+    )?;
+    let tc = TrainConfig {
+        epochs: config.epochs,
+        batch_size: config.batch_size,
+        learning_rate: config.learning_rate,
+        progress: false,
+        ..TrainConfig::default()
+    };
+    let start = mlcore::timing::thread_cpu_seconds();
+    let history = model.fit(inputs.train, &tc, &mut mrng)?;
+    let seconds = match (start, mlcore::timing::thread_cpu_seconds()) {
+        (Some(a), Some(b)) => b - a,
+        _ => f64::NAN,
+    };
+    let mut erng = ChaCha8Rng::seed_from_u64(model_seed ^ 0x5eed);
+    let (p_clean, v_clean) = model.predict(inputs.clean.view(), config.samples, 256, &mut erng)?;
+    let (p_ood, v_ood) = model.predict(inputs.ood.view(), config.samples, 256, &mut erng)?;
+    let mut sev = Vec::new();
+    for x in inputs.shifted {
+        let (p, _) = model.predict(x.view(), config.samples, 256, &mut erng)?;
+        sev.push(evaluate::metrics(p.view(), inputs.labels)?);
+    }
+    let noise = sev.split_off(5);
+    Ok(VariantResult {
+        name,
+        clean: evaluate::metrics(p_clean.view(), inputs.labels)?,
+        rotation: sev,
+        noise,
+        ood: evaluate::ood(p_clean.view(), p_ood.view())?,
+        variance: (v_clean.mean().unwrap_or(0.0), v_ood.mean().unwrap_or(0.0)),
+        train_loss: history.epochs.last().map_or(f64::NAN, |e| e.train_loss),
+        seconds,
+    })
 }
 
 trait NextSeed {

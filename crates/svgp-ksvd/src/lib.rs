@@ -64,6 +64,7 @@ pub mod evaluate;
 pub mod experiment;
 pub mod ksvd;
 pub mod model;
+mod ops;
 pub mod shift;
 pub mod svgp;
 

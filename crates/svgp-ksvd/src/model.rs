@@ -13,7 +13,8 @@
 
 use crate::attention::{KepConfig, KepSvgpAttention, SoftmaxAttention};
 use crate::error::{Error, Result};
-use candle_core::{D, DType, Device, Tensor, Var};
+use crate::ops::{layer_norm, linear_vars as linear, rows_of};
+use candle_core::{DType, Device, Tensor, Var};
 use ndarray::{Array1, Array2};
 use nncore::{data::ClassificationData, init, params::ParamSet, train};
 use rand::Rng;
@@ -105,20 +106,6 @@ pub struct VitOutput {
     /// `B`-vector: mean deterministic SVGP variance of the example's tokens
     /// (zeros for softmax).
     pub variance: Tensor,
-}
-
-fn layer_norm(x: &Tensor, (g, b): &(Var, Var)) -> candle_core::Result<Tensor> {
-    let mean = x.mean_keepdim(D::Minus1)?;
-    let xc = x.broadcast_sub(&mean)?;
-    let var = xc.sqr()?.mean_keepdim(D::Minus1)?;
-    xc.broadcast_div(&(var + 1e-5)?.sqrt()?)?
-        .broadcast_mul(g.as_tensor())?
-        .broadcast_add(b.as_tensor())
-}
-
-fn linear(x: &Tensor, (w, b): &(Var, Var)) -> candle_core::Result<Tensor> {
-    x.broadcast_matmul(&w.as_tensor().t()?)?
-        .broadcast_add(b.as_tensor())
 }
 
 impl Vit {
@@ -272,6 +259,42 @@ impl Vit {
     /// # Errors
     /// [`Error::ShapeMismatch`] for another input shape; [`Error::Candle`].
     pub fn forward<R: Rng + ?Sized>(&self, x: &Tensor, rng: Option<&mut R>) -> Result<VitOutput> {
+        self.check_input(x)?;
+        let b = x.dim(0)?;
+        let mut h = self.embed(x)?;
+        let zero = Tensor::zeros((), x.dtype(), x.device())?;
+        let (mut kl, mut j, mut variance) =
+            (zero.clone(), zero, Tensor::zeros(b, x.dtype(), x.device())?);
+        let (last, rest) = self.blocks.split_last().ok_or(Error::InvalidParameter {
+            name: "depth",
+            value: 0.0,
+            expected: "at least 1",
+        })?;
+        for block in rest {
+            h = self.block(block, &h)?;
+        }
+        let n1 = layer_norm(&h, &last.ln1)?;
+        let a = match &last.attn {
+            Attn::Softmax(att) => att.forward(&n1)?,
+            Attn::Kep(att) => {
+                let o = att.forward(&n1, rng)?;
+                kl = o.kl;
+                j = o.j;
+                variance = o.variance.flatten_from(1)?.mean(1)?;
+                o.out
+            }
+        };
+        let logits = self.finish(last, &h, &a)?;
+        Ok(VitOutput {
+            logits,
+            kl,
+            j,
+            variance,
+        })
+    }
+
+    /// `x` must be `B × patches × patch_dim` with `B ≥ 1`.
+    fn check_input(&self, x: &Tensor) -> Result<()> {
         let c = &self.config;
         let dims = x.dims();
         if dims.len() != 3 || dims[0] == 0 || dims[1] != c.patches || dims[2] != c.patch_dim {
@@ -285,38 +308,45 @@ impl Vit {
                 dims,
             ));
         }
-        let b = dims[0];
+        Ok(())
+    }
+
+    /// Patch embedding, CLS token and position embedding: `B × (P+1) × C`.
+    fn embed(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        let c = &self.config;
+        let b = x.dim(0)?;
         let tokens = linear(x, &self.embed)?;
         let cls = self.cls.as_tensor().broadcast_as((b, 1, c.width))?;
-        let mut h = Tensor::cat(&[&cls, &tokens], 1)?.broadcast_add(self.pos.as_tensor())?;
-        let zero = Tensor::zeros((), x.dtype(), x.device())?;
-        let (mut kl, mut j, mut variance) =
-            (zero.clone(), zero, Tensor::zeros(b, x.dtype(), x.device())?);
-        let mut rng = rng;
-        for block in &self.blocks {
-            let n1 = layer_norm(&h, &block.ln1)?;
-            let a = match &block.attn {
-                Attn::Softmax(att) => att.forward(&n1)?,
-                Attn::Kep(att) => {
-                    let o = att.forward(&n1, rng.as_deref_mut())?;
-                    kl = o.kl;
-                    j = o.j;
-                    variance = o.variance.flatten_from(1)?.mean(1)?;
-                    o.out
-                }
-            };
-            h = (h + a)?;
-            let n2 = layer_norm(&h, &block.ln2)?;
-            h = (&h + linear(&linear(&n2, &block.fc1)?.gelu_erf()?, &block.fc2)?)?;
-        }
-        let cls_out = h.narrow(1, 0, 1)?.squeeze(1)?;
-        let logits = linear(&layer_norm(&cls_out, &self.head_ln)?, &self.head)?;
-        Ok(VitOutput {
-            logits,
-            kl,
-            j,
-            variance,
-        })
+        let pos = rows_of(self.pos.as_tensor(), b)?.reshape((b, c.patches + 1, c.width))?;
+        Tensor::cat(&[&cls, &tokens], 1)? + pos
+    }
+
+    /// A softmax block `h ← h + Attn(LN(h))`, `h ← h + MLP(LN(h))`.
+    fn block(&self, block: &Block, h: &Tensor) -> Result<Tensor> {
+        let a = match &block.attn {
+            Attn::Softmax(att) => att.forward(&layer_norm(h, &block.ln1)?)?,
+            Attn::Kep(_) => {
+                return Err(Error::InvalidParameter {
+                    name: "block",
+                    value: 0.0,
+                    expected: "KEP-SVGP attention only in the last block",
+                });
+            }
+        };
+        let h = (h + a)?;
+        let n2 = layer_norm(&h, &block.ln2)?;
+        Ok((&h + linear(&linear(&n2, &block.fc1)?.gelu_erf()?, &block.fc2)?)?)
+    }
+
+    /// The rest of the last block given its attention output `a`, and the
+    /// head. The head reads only the CLS token and every step after the
+    /// attention acts token-wise, so only the CLS row is carried on (the
+    /// logits are those of the full block).
+    fn finish(&self, block: &Block, h: &Tensor, a: &Tensor) -> candle_core::Result<Tensor> {
+        let hc = (h.narrow(1, 0, 1)? + a.narrow(1, 0, 1)?)?.squeeze(1)?;
+        let n2 = layer_norm(&hc, &block.ln2)?;
+        let hc = (&hc + linear(&linear(&n2, &block.fc1)?.gelu_erf()?, &block.fc2)?)?;
+        linear(&layer_norm(&hc, &self.head_ln)?, &self.head)
     }
 
     /// The training loss `CE + η_ksvd·J² + η_kl·KL` of one sampled pass
@@ -325,12 +355,28 @@ impl Vit {
     /// # Errors
     /// As [`Vit::forward`].
     pub fn loss<R: Rng + ?Sized>(&self, x: &Tensor, y: &Tensor, rng: &mut R) -> Result<Tensor> {
-        let out = self.forward(x, Some(rng))?;
-        let ce = candle_nn::loss::cross_entropy(&out.logits, y)?;
-        Ok(match self.config.last {
-            LastAttention::Softmax => ce,
-            LastAttention::Kep(k) => ((ce + (out.j.sqr()? * k.eta_ksvd)?)? + (out.kl * k.eta_kl)?)?,
-        })
+        let (Some((last, rest)), LastAttention::Kep(k)) =
+            (self.blocks.split_last(), self.config.last)
+        else {
+            let out = self.forward(x, Some(rng))?;
+            return Ok(candle_nn::loss::cross_entropy(&out.logits, y)?);
+        };
+        let Attn::Kep(att) = &last.attn else {
+            return Err(Error::InvalidParameter {
+                name: "last block",
+                value: 0.0,
+                expected: "KEP-SVGP attention under a KEP-SVGP configuration",
+            });
+        };
+        // As `forward`, without the variance the loss does not use.
+        self.check_input(x)?;
+        let mut h = self.embed(x)?;
+        for block in rest {
+            h = self.block(block, &h)?;
+        }
+        let (a, kl, j) = att.forward_train(&layer_norm(&h, &last.ln1)?, rng)?;
+        let ce = candle_nn::loss::cross_entropy(&self.finish(last, &h, &a)?, y)?;
+        Ok(((ce + (j.sqr()? * k.eta_ksvd)?)? + (kl * k.eta_kl)?)?)
     }
 
     /// Class probabilities of `x` (`n × patches·patch_dim`, row-major
@@ -389,15 +435,9 @@ impl Vit {
                 .collect();
             let xb = Tensor::from_vec(chunk, (end - start, c.patches, c.patch_dim), dev)?
                 .to_dtype(dtype)?;
-            let mut sum: Option<Tensor> = None;
-            for _ in 0..passes {
-                let out = self.forward(&xb, Some(&mut *rng))?;
-                sum = Some(match sum {
-                    Some(s) => (s + out.logits)?,
-                    None => out.logits,
-                });
-            }
-            let mean = (sum.expect("passes ≥ 1") / passes as f64)?;
+            // Everything before the last block's SVGP sample is
+            // deterministic: computed once, then `passes` samples drawn.
+            let (mean, det) = self.sampled_mean_logits(&xb, passes, rng)?;
             let p =
                 candle_nn::ops::softmax_last_dim(&mean.to_dtype(DType::F64)?)?.to_vec2::<f64>()?;
             for (i, row) in p.iter().enumerate() {
@@ -405,16 +445,59 @@ impl Vit {
                     probs[[start + i, k]] = *v;
                 }
             }
-            let det = self
-                .forward(&xb, None::<&mut R>)?
-                .variance
-                .to_dtype(DType::F64)?
-                .to_vec1::<f64>()?;
+            let det = det.to_dtype(DType::F64)?.to_vec1::<f64>()?;
             for (i, v) in det.into_iter().enumerate() {
                 var[start + i] = v;
             }
         }
         Ok((probs, var))
+    }
+
+    /// The mean logits of `passes` sampled passes on `xb` and the mean
+    /// deterministic variance per example: the layers before the SVGP
+    /// sample run once, and each sample is drawn in the marginal form
+    /// `μ + ‖vL_d‖z` (the law of [`Vit::forward`]'s `μ + (vL_d)ε`, from `s`
+    /// times fewer normals). O(cost(forward) + passes·B·N·s).
+    fn sampled_mean_logits<R: Rng + ?Sized>(
+        &self,
+        xb: &Tensor,
+        passes: usize,
+        rng: &mut R,
+    ) -> Result<(Tensor, Tensor)> {
+        let Some((last, rest)) = self.blocks.split_last() else {
+            return Err(Error::InvalidParameter {
+                name: "depth",
+                value: 0.0,
+                expected: "at least 1",
+            });
+        };
+        let Attn::Kep(att) = &last.attn else {
+            let out = self.forward(xb, Some(rng))?;
+            return Ok((out.logits, out.variance));
+        };
+        let mut h = self.embed(xb)?;
+        for block in rest {
+            h = self.block(block, &h)?;
+        }
+        let moments = att.moments(&layer_norm(&h, &last.ln1)?, true)?;
+        let mut sum: Option<Tensor> = None;
+        for _ in 0..passes {
+            let a = att.output(&moments, Some(&mut *rng), true)?;
+            let logits = self.finish(last, &h, &a)?;
+            sum = Some(match sum {
+                Some(s) => (s + logits)?,
+                None => logits,
+            });
+        }
+        let sum = sum.ok_or(Error::InvalidParameter {
+            name: "samples",
+            value: 0.0,
+            expected: "at least 1",
+        })?;
+        Ok((
+            (sum / passes as f64)?,
+            moments.variance.flatten_from(1)?.mean(1)?,
+        ))
     }
 
     /// Trains on `data` (features `patches·patch_dim` per row) with nncore's
