@@ -292,12 +292,12 @@ impl ElasticBiSpike {
             };
             used.push(alpha);
             let a = alpha.max(ALPHA_EPS);
-            let (mut sv, mut rv, mut mv, mut gv) = (
-                Vec::with_capacity(n),
-                Vec::with_capacity(n),
-                Vec::with_capacity(n),
-                Vec::with_capacity(n),
-            );
+            // Only what this step needs: the reset factors before a next
+            // step, the mask under autograd, γ for a learnable α.
+            let (need_r, need_m) = (t + 1 < cfg.t_steps, ut.track_op());
+            let need_g = matches!(source, AlphaSource::Var(..));
+            let cap = |need: bool| Vec::with_capacity(if need { n } else { 0 });
+            let (mut sv, mut rv, mut mv, mut gv) = (cap(true), cap(need_r), cap(need_m), cap(need_g));
             for &u in &host {
                 let o = step(cfg, a, u);
                 if o.q > 0.0 {
@@ -306,9 +306,15 @@ impl ElasticBiSpike {
                     stats.negative += 1;
                 }
                 sv.push(o.s);
-                rv.push(o.factor);
-                mv.push(o.mask);
-                gv.push(o.gamma * scale);
+                if need_r {
+                    rv.push(o.factor);
+                }
+                if need_m {
+                    mv.push(o.mask);
+                }
+                if need_g {
+                    gv.push(o.gamma * scale);
+                }
             }
             let mut st = Tensor::from_vec(sv, step_shape, &dev)?;
             if ut.track_op() {
