@@ -49,6 +49,7 @@ fn round_unit(v: f32) -> f32 {
 
 impl Levels {
     /// `Q(v)`. A zero result is `+0.0`.
+    #[inline]
     pub fn quantize(self, v: f32) -> f32 {
         let q = match self {
             Levels::Ternary => round_unit(v.clamp(-1.0, 1.0)),
@@ -115,6 +116,7 @@ pub enum ResetMode {
 
 impl ResetMode {
     /// The reset factor `r` after a step with amplitude `alpha`, level `q` and spike `s = α·q`.
+    #[inline]
     pub fn factor(self, alpha: f32, q: f32, s: f32) -> f32 {
         match self {
             ResetMode::Official => alpha - s,
@@ -176,6 +178,7 @@ pub(crate) struct StepOut {
 }
 
 /// One element at one step given the membrane `u` and the amplitude in use `a = max(α, 10⁻⁵)`.
+#[inline]
 pub(crate) fn step(cfg: &NeuronConfig, a: f32, u: f32) -> StepOut {
     let v = u / a;
     let q = cfg.levels.quantize(v);
