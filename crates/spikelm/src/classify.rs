@@ -177,7 +177,11 @@ impl SeqClassifier {
             let (z, st) = self.logits(&ids, s.len())?;
             stats += st;
             let pred = z.argmax(D::Minus1)?.to_vec1::<u32>()?;
-            right += pred.iter().zip(y).filter(|(p, y)| **p as usize == **y).count();
+            right += pred
+                .iter()
+                .zip(y)
+                .filter(|(p, y)| **p as usize == **y)
+                .count();
         }
         Ok((right as f64 / seqs.len() as f64, stats))
     }

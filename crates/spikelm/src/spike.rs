@@ -300,7 +300,8 @@ impl ElasticBiSpike {
             let (need_r, need_m) = (t + 1 < cfg.t_steps, ut.track_op());
             let need_g = matches!(source, AlphaSource::Var(..));
             let cap = |need: bool| Vec::with_capacity(if need { n } else { 0 });
-            let (mut sv, mut rv, mut mv, mut gv) = (cap(true), cap(need_r), cap(need_m), cap(need_g));
+            let (mut sv, mut rv, mut mv, mut gv) =
+                (cap(true), cap(need_r), cap(need_m), cap(need_g));
             for &u in &host {
                 let o = step(cfg, a, u);
                 if o.q > 0.0 {
@@ -518,9 +519,15 @@ fn spike_pass(cfg: &NeuronConfig, a: f32, u: &[f32], s: &mut [f32], r: &mut [f32
         q: impl Fn(f32) -> f32,
     ) {
         match reset {
-            ResetMode::Official => pass(a, u, s, r, q, |a, q, s| ResetMode::Official.factor(a, q, s)),
-            ResetMode::Normalized => pass(a, u, s, r, q, |a, q, s| ResetMode::Normalized.factor(a, q, s)),
-            ResetMode::Symmetric => pass(a, u, s, r, q, |a, q, s| ResetMode::Symmetric.factor(a, q, s)),
+            ResetMode::Official => {
+                pass(a, u, s, r, q, |a, q, s| ResetMode::Official.factor(a, q, s))
+            }
+            ResetMode::Normalized => pass(a, u, s, r, q, |a, q, s| {
+                ResetMode::Normalized.factor(a, q, s)
+            }),
+            ResetMode::Symmetric => pass(a, u, s, r, q, |a, q, s| {
+                ResetMode::Symmetric.factor(a, q, s)
+            }),
         }
     }
     match cfg.levels {
