@@ -14,7 +14,10 @@
 //! Budgets. Quick: one seed, `T ∈ {1, 2}`, 120 steps of 4 windows per model
 //! (figures only, the paired checks need ≥ 10 seeds and are `incomplete`;
 //! 300 steps, the figure, took 135 s on the 2-core reference machine
-//! under load, against a 40 s budget: see docs/perf.md). Full: 10 seeds,
+//! under load, and these 120 steps still took 95 s against a 40 s budget:
+//! see docs/perf.md). At that length every model is still near the unigram
+//! entropy (about 5.1 bits per masked character), so the quick figures say
+//! nothing about the gaps. Full: 10 seeds,
 //! `T ∈ {1, 2, 4}`, 300 steps of 16 windows, the causal LM (ANN, bi-spike and
 //! unipolar at `T = 4`) and fine-tuning each masked-LM model at `T = 4` (and
 //! the ANN) on the 4-way `fortunes` classification (`data/fortunes`,
