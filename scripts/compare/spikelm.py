@@ -5,11 +5,23 @@ rounds ties to even, like torch.round.
 
 Prints the known-value table in the three reset modes (compare with
 `cargo run --release --example spikelm_spike_table`) and times the neuron at
-T = 4 on 128×768 inputs (compare with `cargo bench --bench spikelm --
-spikelm_neuron`). numpy/torch are not needed (neither is installed here).
+T = 4 on 128×768 inputs.
+
+With torch importable (`target/torch-venv/bin/python scripts/compare/spikelm.py`),
+it also runs the spec's PyTorch oracle (f32, CPU, one thread): the known-value
+table; bitwise agreement with the crate's candle neuron on the seeded random
+inputs that `cargo run --release --example spikelm_oracle_io` writes (T = 1..8,
+three reset modes, ternary and unipolar levels); and CPU times (median of 5,
+`time.process_time`) of the oracle neuron, the oracle `SpikeLinear` (T = 4,
+128×768 → 768) and a dense f32 layer, next to the crate's, which the example
+measures in the same run on one thread (`RAYON_NUM_THREADS=1`).
 """
+import json
+import os
 import random
 import struct
+import subprocess
+import tempfile
 import time
 
 
@@ -52,5 +64,89 @@ def main():
     print(f"neuron T=4, 128x768, pure-Python f32 oracle: {time.perf_counter() - start:.3f} s")
 
 
+def torch_oracle(torch, x, alphas, reset="official", decay=0.25, levels="ternary"):
+    """The spec's PyTorch oracle: x [T, ...] f32, alphas [T]; returns spikes [T, ...]."""
+    lo = -1.0 if levels == "ternary" else 0.0
+    out, u, r = [], None, None
+    for t in range(x.shape[0]):
+        a = torch.clamp(alphas[t], min=1e-5)
+        u = x[t] if t == 0 else (u * decay) * r + x[t]
+        q = torch.round(torch.clamp(u / a, lo, 1.0)) + 0.0
+        s = q * a
+        if reset == "official":
+            r = a - s
+        elif reset == "normalized":
+            r = 1.0 - q
+        else:
+            r = 1.0 - q.abs()
+        out.append(s)
+    return torch.stack(out)
+
+
+def median_cpu(f):
+    f()
+    times = []
+    for _ in range(5):
+        start = time.process_time()
+        f()
+        times.append(time.process_time() - start)
+    return sorted(times)[2]
+
+
+def with_torch(torch):
+    import numpy as np
+
+    torch.set_num_threads(1)
+    print("\nPyTorch oracle (f32, CPU, 1 thread), known-value table:")
+    for x in [0.30, -1.20, 2.00, 0.45, -0.45, 0.50]:
+        xt = torch.full((4, 1), x, dtype=torch.float32)
+        a = torch.ones(4, dtype=torch.float32)
+        rows = [torch_oracle(torch, xt, a, m).flatten().tolist() for m in ("official", "normalized", "symmetric")]
+        print(f"{x:6}  " + "  ".join(f"{str(r):22}" for r in rows))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "io.json")
+        env = dict(os.environ, RAYON_NUM_THREADS="1")
+        run = subprocess.run(
+            ["cargo", "run", "--release", "-q", "--example", "spikelm_oracle_io", "--", path],
+            cwd=root, env=env, check=True, capture_output=True, text=True,
+        )
+        rust = json.loads(run.stdout.strip().splitlines()[-1])
+        with open(path) as f:
+            cases = json.load(f)
+    bad = total = 0
+    for c in cases:
+        t, n = c["t"], c["n"]
+        x = torch.from_numpy(np.array(c["x"], dtype=np.uint32).view(np.float32).reshape(t, n))
+        a = torch.from_numpy(np.array(c["alphas"], dtype=np.uint32).view(np.float32))
+        want = np.array(c["spikes"], dtype=np.uint32)
+        got = torch_oracle(torch, x, a, c["reset"], levels=c["levels"]).numpy().reshape(-1).view(np.uint32)
+        bad += int((got != want).sum())
+        total += want.size
+    print(f"bitwise agreement, candle neuron vs PyTorch oracle: {total - bad}/{total} values "
+          f"({len(cases)} cases: T = 1..8 x 3 reset modes x ternary/unipolar)")
+    g = torch.Generator().manual_seed(26)
+    x = torch.randn(4, 128, 768, generator=g)
+    a = torch.full((4,), 2.0 * 0.7979)
+    w = torch.randn(768, 768, generator=g) * 0.02
+    b = torch.zeros(768)
+    t_neuron = median_cpu(lambda: torch_oracle(torch, x, a))
+    t_spike_linear = median_cpu(lambda: torch_oracle(torch, x, a) @ w + b)
+    t_dense = median_cpu(lambda: x @ w + b)
+    print("CPU time, median of 5 (one thread), T = 4, 128x768 -> 768:")
+    print(f"  neuron:        crate {rust['neuron_s'] * 1e3:8.2f} ms   PyTorch oracle {t_neuron * 1e3:8.2f} ms   ratio {t_neuron / rust['neuron_s']:.2f}x")
+    print(f"  SpikeLinear:   crate {rust['spike_linear_s'] * 1e3:8.2f} ms   PyTorch oracle {t_spike_linear * 1e3:8.2f} ms   ratio {t_spike_linear / rust['spike_linear_s']:.2f}x")
+    print(f"  dense f32:     crate {rust['dense_linear_s'] * 1e3:8.2f} ms   PyTorch        {t_dense * 1e3:8.2f} ms")
+    print(f"  crate plain-slice reference neuron: {rust['reference_neuron_s'] * 1e3:.2f} ms")
+    return bad
+
+
 if __name__ == "__main__":
     main()
+    try:
+        import torch
+    except ImportError:
+        torch = None
+        print("\ntorch not importable: run with target/torch-venv/bin/python for the PyTorch oracle")
+    if torch is not None and with_torch(torch) != 0:
+        raise SystemExit("the candle neuron and the PyTorch oracle disagree")

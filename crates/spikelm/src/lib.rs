@@ -22,7 +22,8 @@
 //! | `SpikeLinear`, spiking self-attention (K, V re-spiked, Q real) | [`layers`] |
 //! | spike-driven BERT (masked LM) and a causal LM, input repeated T times, mean over T | [`model`] |
 //! | additions instead of multiplications | [`sparse::SpikeMatrix`] |
-//! | data (generated in code: a seeded synthetic corpus), BERT masking | [`corpus`] |
+//! | data: vendored Shakespeare plays and `fortunes` categories (SHA-checked), vocabularies, BERT masking, a seeded synthetic corpus for tests | [`data`], [`corpus`] |
+//! | sequence-classification head for fine-tuning (GLUE in the paper) | [`classify::SeqClassifier`] |
 //!
 //! Deviations and choices, each documented at its item: the spike value's
 //! zero is always `+0.0`; `ResetMode::Normalized` and `ResetMode::Symmetric`
@@ -48,7 +49,9 @@
 
 #![deny(missing_docs)]
 
+pub mod classify;
 pub mod corpus;
+pub mod data;
 mod error;
 pub mod layers;
 pub mod model;

@@ -265,7 +265,8 @@ impl SpikeLm {
         Ok(Tensor::from_vec(ids.to_vec(), (batch, l), &Device::Cpu)?)
     }
 
-    fn run(&self, ids: &Tensor, init: bool) -> Result<(Tensor, SpikeStats)> {
+    /// The final hidden states `LN(mean_t x)` `[B, L, d]` and the counts.
+    fn hidden(&self, ids: &Tensor, init: bool) -> Result<(Tensor, SpikeStats)> {
         let (b, l) = ids.dims2()?;
         let (d, t) = (self.config.d_model, self.config.t_steps());
         let e = self
@@ -285,10 +286,30 @@ impl SpikeLm {
             stats += s1 + s2;
             x = (x + f)?;
         }
-        let x = layer_norm(&x.mean(0)?, &self.ln_f)?;
+        Ok((layer_norm(&x.mean(0)?, &self.ln_f)?, stats))
+    }
+
+    fn run(&self, ids: &Tensor, init: bool) -> Result<(Tensor, SpikeStats)> {
+        let (x, mut stats) = self.hidden(ids, init)?;
+        let (b, l, d) = x.dims3()?;
         stats.mac_ops += (b * l * d * self.config.vocab) as u64;
         let logits = x.broadcast_matmul(&self.tok.as_tensor().t()?)?;
         Ok((logits, stats))
+    }
+
+    /// The final hidden states `[B, L, d]` of a batch (the encoder's output
+    /// before the tied output layer: LayerNorm of the mean over `T`) and the
+    /// counts. Needs [`Self::initialize`] first.
+    pub(crate) fn encode(&self, ids: &[u32], batch: usize) -> Result<(Tensor, SpikeStats)> {
+        if !self.initialized {
+            return Err(Error::Uninitialized);
+        }
+        self.hidden(&self.ids_tensor(ids, batch)?, false)
+    }
+
+    /// Mutable parameters (a fine-tuning head registers its weights here).
+    pub(crate) fn params_mut(&mut self) -> &mut ParamSet {
+        &mut self.params
     }
 
     /// Logits `[B, L, V]` of a batch of `batch` sequences (`ids` row-major,

@@ -36,11 +36,23 @@ pub enum Levels {
     Unipolar,
 }
 
+/// `round_ties_even(v)` for `|v| ≤ 1` (and NaN), except that a zero result
+/// is `+0.0`: adding and subtracting `1.5·2²³` rounds to an integer in the
+/// default round-to-nearest-even mode (the unit in the last place there is
+/// 1), exactly `round_ties_even` for `|v| < 2²²`. Without SSE4.1 `f32::round_ties_even`
+/// is a library call, the hottest instruction of the neuron.
+#[inline]
+fn round_unit(v: f32) -> f32 {
+    const MAGIC: f32 = 12_582_912.0;
+    (v + MAGIC) - MAGIC
+}
+
 impl Levels {
     /// `Q(v)`. A zero result is `+0.0`.
+    #[inline]
     pub fn quantize(self, v: f32) -> f32 {
         let q = match self {
-            Levels::Ternary => v.clamp(-1.0, 1.0).round_ties_even(),
+            Levels::Ternary => round_unit(v.clamp(-1.0, 1.0)),
             Levels::Binary => {
                 if v > 0.0 {
                     1.0
@@ -50,7 +62,7 @@ impl Levels {
                     0.0
                 }
             }
-            Levels::Unipolar => v.clamp(0.0, 1.0).round_ties_even(),
+            Levels::Unipolar => round_unit(v.clamp(0.0, 1.0)),
         };
         // −0.0 + 0.0 = +0.0: one bit pattern for "no spike".
         q + 0.0
@@ -104,6 +116,7 @@ pub enum ResetMode {
 
 impl ResetMode {
     /// The reset factor `r` after a step with amplitude `alpha`, level `q` and spike `s = α·q`.
+    #[inline]
     pub fn factor(self, alpha: f32, q: f32, s: f32) -> f32 {
         match self {
             ResetMode::Official => alpha - s,
@@ -165,6 +178,7 @@ pub(crate) struct StepOut {
 }
 
 /// One element at one step given the membrane `u` and the amplitude in use `a = max(α, 10⁻⁵)`.
+#[inline]
 pub(crate) fn step(cfg: &NeuronConfig, a: f32, u: f32) -> StepOut {
     let v = u / a;
     let q = cfg.levels.quantize(v);
@@ -409,4 +423,23 @@ pub fn reference_reset_factors(cfg: &NeuronConfig, alphas: &[f32], x: &[f32]) ->
 /// As [`reference_forward`].
 pub fn reference_membranes(cfg: &NeuronConfig, alphas: &[f32], x: &[f32]) -> Result<Vec<f32>> {
     Ok(run(cfg, x, Some(alphas), 0.0)?.0)
+}
+
+#[cfg(test)]
+mod round_tests {
+    use super::round_unit;
+
+    #[test]
+    fn round_unit_is_round_ties_even_on_the_unit_interval() {
+        // Every f32 in [−1, 1] with 2¹⁶ steps per unit, plus the ties and their neighbours.
+        let mut vs: Vec<f32> = (-65_536..=65_536).map(|i| i as f32 / 65_536.0).collect();
+        for t in [-1.0f32, -0.5, 0.0, 0.5, 1.0] {
+            vs.extend([t, t.next_down(), t.next_up()]);
+        }
+        for v in vs {
+            let want = v.round_ties_even() + 0.0;
+            assert_eq!(round_unit(v).to_bits(), want.to_bits(), "v = {v}");
+        }
+        assert!(round_unit(f32::NAN).is_nan());
+    }
 }

@@ -259,6 +259,9 @@ impl ElasticBiSpike {
         } else {
             x.to_dtype(DType::F32)?
         };
+        if !x.track_op() && !matches!(source, AlphaSource::Var(..)) {
+            return self.run_host(&x, n, &source);
+        }
         let step_shape = &dims[1..];
         let dev = x.device().clone();
         let scale = (1.0 / (n as f64).sqrt()) as f32;
@@ -292,12 +295,13 @@ impl ElasticBiSpike {
             };
             used.push(alpha);
             let a = alpha.max(ALPHA_EPS);
-            let (mut sv, mut rv, mut mv, mut gv) = (
-                Vec::with_capacity(n),
-                Vec::with_capacity(n),
-                Vec::with_capacity(n),
-                Vec::with_capacity(n),
-            );
+            // Only what this step needs: the reset factors before a next
+            // step, the mask under autograd, γ for a learnable α.
+            let (need_r, need_m) = (t + 1 < cfg.t_steps, ut.track_op());
+            let need_g = matches!(source, AlphaSource::Var(..));
+            let cap = |need: bool| Vec::with_capacity(if need { n } else { 0 });
+            let (mut sv, mut rv, mut mv, mut gv) =
+                (cap(true), cap(need_r), cap(need_m), cap(need_g));
             for &u in &host {
                 let o = step(cfg, a, u);
                 if o.q > 0.0 {
@@ -306,9 +310,15 @@ impl ElasticBiSpike {
                     stats.negative += 1;
                 }
                 sv.push(o.s);
-                rv.push(o.factor);
-                mv.push(o.mask);
-                gv.push(o.gamma * scale);
+                if need_r {
+                    rv.push(o.factor);
+                }
+                if need_m {
+                    mv.push(o.mask);
+                }
+                if need_g {
+                    gv.push(o.gamma * scale);
+                }
             }
             let mut st = Tensor::from_vec(sv, step_shape, &dev)?;
             if ut.track_op() {
@@ -329,6 +339,64 @@ impl ElasticBiSpike {
             }
         }
         Ok((Tensor::stack(&spikes, 0)?, stats, used))
+    }
+
+    /// The forward values without autograd (no gradient flows to `x` or
+    /// α): one host copy of `x`, then one fused pass per step over flat
+    /// buffers (membrane update, spike, reset factor), the same f32
+    /// operations in the same order as [`Self::run`]'s autograd path and
+    /// the reference, so the values agree bit for bit. O(T·n).
+    fn run_host(
+        &self,
+        x: &Tensor,
+        n: usize,
+        source: &AlphaSource<'_>,
+    ) -> Result<(Tensor, SpikeStats, Vec<f32>)> {
+        let cfg = &self.config;
+        let xs = x.flatten_all()?.to_vec1::<f32>()?;
+        let mut u = vec![0f32; n];
+        let mut r = vec![0f32; n];
+        let mut out = vec![0f32; xs.len()];
+        let mut used = Vec::with_capacity(cfg.t_steps);
+        let (mut pos, mut neg) = (0u64, 0u64);
+        for t in 0..cfg.t_steps {
+            let xt = &xs[t * n..(t + 1) * n];
+            if t == 0 {
+                u.copy_from_slice(xt);
+            } else {
+                for ((ui, ri), xi) in u.iter_mut().zip(&r).zip(xt) {
+                    *ui = (*ui * cfg.decay) * *ri + *xi;
+                }
+            }
+            if !u.iter().fold(true, |ok, v| ok & v.is_finite()) {
+                return Err(Error::NonFinite(if t == 0 {
+                    "neuron input"
+                } else {
+                    "membrane (a non-finite input, or an overflow of the official reset's leak λ·α > 1)"
+                }));
+            }
+            let alpha = match source {
+                AlphaSource::Given(a) => a[t],
+                AlphaSource::Var(a, _) => a[t],
+                AlphaSource::Data(k) => k * mean_abs(&u),
+            };
+            used.push(alpha);
+            let a = alpha.max(ALPHA_EPS);
+            let st = &mut out[t * n..(t + 1) * n];
+            spike_pass(cfg, a, &u, st, &mut r);
+            for &si in st.iter() {
+                // s = α·q with α > 0: the sign of the spike is the sign of q.
+                pos += u64::from(si > 0.0);
+                neg += u64::from(si < 0.0);
+            }
+        }
+        let stats = SpikeStats {
+            elements: xs.len() as u64,
+            positive: pos,
+            negative: neg,
+            ..Default::default()
+        };
+        Ok((Tensor::from_vec(out, x.dims(), x.device())?, stats, used))
     }
 
     /// The neuron as JSON: configuration, policy and current amplitudes
@@ -417,6 +485,55 @@ impl ElasticBiSpike {
             neuron.set_alphas(&floats(&v["alphas"], "alphas")?)?;
         }
         Ok(neuron)
+    }
+}
+
+/// One step's spikes `s_i` and reset factors `r_i` from the membranes
+/// `u_i`: [`crate::neuron::step`]'s values, with the level and reset rules
+/// chosen once outside the loop so that the loop is branch-free and
+/// vectorises. O(n).
+fn spike_pass(cfg: &NeuronConfig, a: f32, u: &[f32], s: &mut [f32], r: &mut [f32]) {
+    use crate::neuron::{Levels, ResetMode};
+    #[inline(always)]
+    fn pass(
+        a: f32,
+        u: &[f32],
+        s: &mut [f32],
+        r: &mut [f32],
+        q: impl Fn(f32) -> f32,
+        f: impl Fn(f32, f32, f32) -> f32,
+    ) {
+        for ((si, ri), &ui) in s.iter_mut().zip(r.iter_mut()).zip(u) {
+            let qi = q(ui / a);
+            let v = qi * a;
+            *si = v;
+            *ri = f(a, qi, v);
+        }
+    }
+    fn by_reset(
+        reset: ResetMode,
+        a: f32,
+        u: &[f32],
+        s: &mut [f32],
+        r: &mut [f32],
+        q: impl Fn(f32) -> f32,
+    ) {
+        match reset {
+            ResetMode::Official => {
+                pass(a, u, s, r, q, |a, q, s| ResetMode::Official.factor(a, q, s))
+            }
+            ResetMode::Normalized => pass(a, u, s, r, q, |a, q, s| {
+                ResetMode::Normalized.factor(a, q, s)
+            }),
+            ResetMode::Symmetric => pass(a, u, s, r, q, |a, q, s| {
+                ResetMode::Symmetric.factor(a, q, s)
+            }),
+        }
+    }
+    match cfg.levels {
+        Levels::Ternary => by_reset(cfg.reset, a, u, s, r, |v| Levels::Ternary.quantize(v)),
+        Levels::Binary => by_reset(cfg.reset, a, u, s, r, |v| Levels::Binary.quantize(v)),
+        Levels::Unipolar => by_reset(cfg.reset, a, u, s, r, |v| Levels::Unipolar.quantize(v)),
     }
 }
 
