@@ -16,17 +16,7 @@ use ndarray::{Array1, Array2};
 use perceptanon::corr::kendall_tau_b;
 use perceptanon::image::Image;
 use perceptanon::iqa::{SsimParams, ssim};
-
-/// The LCG of `scripts/compare/perceptanon_reference.py`.
-fn lcg(seed: u64, n: usize) -> Vec<f64> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = (1_103_515_245 * s + 12_345) % (1 << 31);
-            s as f64 / (1u64 << 31) as f64
-        })
-        .collect()
-}
+use perceptanon::simulate::reference_lcg as lcg;
 
 /// x continuous, y = floor(10·(0.6x + 0.4u)) + 1 (ties).
 fn pairs(n: usize) -> (Array1<f64>, Array1<f64>) {

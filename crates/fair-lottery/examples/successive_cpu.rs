@@ -17,14 +17,9 @@ use mlcore::sampling::seeded;
 use rand::RngExt;
 use std::hint::black_box;
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let m = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[m]
-    } else {
-        (v[m - 1] + v[m]) / 2.0
-    }
+/// The median of the run times (there is at least one run).
+fn median(v: Vec<f64>) -> f64 {
+    mlcore::stats::median(ndarray::ArrayView1::from(&v)).expect("finite times")
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -15,27 +15,12 @@ use ndarray::{Array1, Array2};
 use perceptanon::corr::kendall_tau_b;
 use perceptanon::image::Image;
 use perceptanon::iqa::{SsimParams, ssim};
+use perceptanon::simulate::reference_lcg as lcg;
 use std::hint::black_box;
 
-/// The LCG of `scripts/compare/perceptanon_reference.py`.
-fn lcg(seed: u64, n: usize) -> Vec<f64> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = (1_103_515_245 * s + 12_345) % (1 << 31);
-            s as f64 / (1u64 << 31) as f64
-        })
-        .collect()
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let m = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[m]
-    } else {
-        (v[m - 1] + v[m]) / 2.0
-    }
+/// The median of the run times (there is at least one run).
+fn median(v: Vec<f64>) -> f64 {
+    mlcore::stats::median(ndarray::ArrayView1::from(&v)).expect("finite times")
 }
 
 /// Median CPU milliseconds of `runs` calls of `f` (after one warm-up call).

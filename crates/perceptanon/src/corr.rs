@@ -204,7 +204,7 @@ fn order_key(v: f64) -> u64 {
 /// bottom-up merges without data-dependent branches (the comparison picks
 /// the element and the count by selection, so random data costs no branch
 /// mispredictions).
-fn merge_sort_swaps(v: &mut [u64]) -> u64 {
+pub(crate) fn merge_sort_swaps(v: &mut [u64]) -> u64 {
     const RUN: usize = 16;
     let n = v.len();
     let mut swaps = 0u64;
@@ -268,12 +268,15 @@ fn merge_sort_swaps(v: &mut [u64]) -> u64 {
 /// O(n) memory. −0 and +0 tie.
 ///
 /// # Errors
-/// [`Error::SizeMismatch`], [`Error::EmptyInput`] (n < 2), [`Error::NonFinite`].
+/// [`Error::SizeMismatch`], [`Error::EmptyInput`] (n < 2), [`Error::NonFinite`],
+/// [`Error::TooLarge`] for n ≥ 2³².
 pub fn kendall_counts(x: ArrayView1<'_, f64>, y: ArrayView1<'_, f64>) -> Result<KendallCounts> {
     check_pair(x, y, 2)?;
     let n = x.len();
     let Ok(n32) = u32::try_from(n) else {
-        return Ok(kendall_counts_wide(x, y));
+        return Err(Error::TooLarge {
+            what: format!("Kendall's τ of {n} pairs (at most 2³² − 1: unit indices are u32)"),
+        });
     };
     // Dense ranks of y: radix-sort the units by y's order key.
     let mut keys: Vec<u64> = y.iter().map(|&v| order_key(v)).collect();
@@ -334,37 +337,6 @@ pub fn kendall_counts(x: ArrayView1<'_, f64>, y: ArrayView1<'_, f64>) -> Result<
         x_tie_sums,
         y_tie_sums,
     })
-}
-
-/// [`kendall_counts`] for n ≥ 2³² (beyond the radix path's `u32` unit
-/// indices): one sort of 128-bit (x, y) keys and a merge count of y.
-fn kendall_counts_wide(x: ArrayView1<'_, f64>, y: ArrayView1<'_, f64>) -> KendallCounts {
-    let n = x.len();
-    let mut pairs_xy: Vec<u128> = x
-        .iter()
-        .zip(y.iter())
-        .map(|(&a, &b)| (u128::from(order_key(a)) << 64) | u128::from(order_key(b)))
-        .collect();
-    pairs_xy.sort_unstable();
-    let xs: Vec<u64> = pairs_xy.iter().map(|&p| (p >> 64) as u64).collect();
-    let (x_ties, x_distinct, x_tie_sums) = tie_groups_sorted(&xs);
-    let (joint_ties, _, _) = tie_groups_sorted(&pairs_xy);
-    let mut ys: Vec<u64> = pairs_xy.iter().map(|&p| p as u64).collect();
-    let swaps = merge_sort_swaps(&mut ys);
-    let (y_ties, y_distinct, y_tie_sums) = tie_groups_sorted(&ys);
-    let pairs = (n as u64) * (n as u64 - 1) / 2;
-    KendallCounts {
-        pairs,
-        concordance: pairs as i64 - x_ties as i64 - y_ties as i64 + joint_ties as i64
-            - 2 * swaps as i64,
-        x_ties,
-        y_ties,
-        joint_ties,
-        x_distinct,
-        y_distinct,
-        x_tie_sums,
-        y_tie_sums,
-    }
 }
 
 /// Kendall's τ in the chosen [`variant`](KendallVariant) with the two-sided

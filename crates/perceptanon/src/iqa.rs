@@ -417,16 +417,7 @@ pub fn ssim(a: &Image, b: &Image, params: &SsimParams) -> Result<f64> {
 mod tests {
     use super::*;
 
-    /// A 31-bit LCG field in [0, 1).
-    fn field(seed: u64, n: usize) -> Vec<f64> {
-        let mut s = seed;
-        (0..n)
-            .map(|_| {
-                s = (1_103_515_245 * s + 12_345) % (1 << 31);
-                s as f64 / (1u64 << 31) as f64
-            })
-            .collect()
-    }
+    use crate::simulate::reference_lcg as field;
 
     /// The folded, register-blocked filter equals the direct double loop:
     /// bitwise for a non-symmetric kernel (same taps in the same order), to

@@ -283,3 +283,20 @@ pub fn vendored_sources(dir: &std::path::Path) -> Result<Vec<Source>> {
         })
         .collect()
 }
+
+/// `n` uniforms in [0, 1) from the 31-bit linear congruential generator
+/// `sᵢ₊₁ = (1103515245·sᵢ + 12345) mod 2³¹`, `uᵢ = sᵢ₊₁ / 2³¹`, from `s₀ = seed`:
+/// the inputs `scripts/compare/perceptanon_reference.py` and
+/// `perceptanon.py` rebuild in Python, so both sides of a side-by-side run
+/// see the same numbers (the benchmark, the CPU-time example and the peer
+/// tests use it). Not a statistical generator: use `rand` for simulation.
+/// O(n).
+pub fn reference_lcg(seed: u64, n: usize) -> Vec<f64> {
+    let mut s = seed % (1 << 31);
+    (0..n)
+        .map(|_| {
+            s = (1_103_515_245 * s + 12_345) % (1 << 31);
+            s as f64 / (1u64 << 31) as f64
+        })
+        .collect()
+}

@@ -7,16 +7,7 @@ use perceptanon::anonymize::{gaussian_blur, inpaint_biharmonic};
 use perceptanon::corr::{KendallVariant, kendall, pearson, spearman};
 use perceptanon::image::{Image, Region};
 use perceptanon::iqa::{SsimParams, mse, psnr, ssim};
-
-fn lcg(seed: u64, n: usize) -> Vec<f64> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = (1_103_515_245 * s + 12_345) % (1 << 31);
-            s as f64 / (1u64 << 31) as f64
-        })
-        .collect()
-}
+use perceptanon::simulate::reference_lcg as lcg;
 
 fn corr_case(seed: u64, n: usize, levels: usize) -> (Array1<f64>, Array1<f64>) {
     let u = lcg(seed, 2 * n);
