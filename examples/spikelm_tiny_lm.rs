@@ -9,7 +9,7 @@ use nncore::train::TrainConfig;
 use spikelm::corpus::Vocab;
 use spikelm::layers::SpikeSettings;
 use spikelm::model::{LmConfig, SpikeLm};
-use spikelm::{EnergyModel, Levels};
+use spikelm::{AlphaPolicy, EnergyModel, Levels, NeuronConfig, ResetMode};
 
 fn main() -> spikelm::Result<()> {
     let ds = Dataset::open(workspace_data_dir().join("shakespeare"))?;
@@ -19,7 +19,15 @@ fn main() -> spikelm::Result<()> {
     let (train, val) = (train.as_slice(), val.as_slice());
     let steps = 150;
     let batch = 16;
-    let settings = SpikeSettings::paper;
+    let settings = |t: usize, levels: Levels| SpikeSettings {
+        neuron: NeuronConfig {
+            t_steps: t,
+            decay: 0.25,
+            reset: ResetMode::Official,
+            levels,
+        },
+        alpha: AlphaPolicy::default(),
+    };
     let variants: Vec<(&str, Option<SpikeSettings>)> = vec![
         ("ANN", None),
         ("bi-spike T=1", Some(settings(1, Levels::Ternary))),

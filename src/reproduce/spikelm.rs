@@ -153,7 +153,15 @@ const QUICK_BATCH: usize = 4;
 pub const VALIDATION_PLAYS: [&str; 2] = ["macbeth", "twelfth_night"];
 
 fn settings(t: usize, levels: Levels) -> SpikeSettings {
-    SpikeSettings::paper(t, levels)
+    SpikeSettings {
+        neuron: NeuronConfig {
+            t_steps: t,
+            decay: 0.25,
+            reset: ResetMode::Official,
+            levels,
+        },
+        alpha: AlphaPolicy::default(),
+    }
 }
 
 /// The texts: training and validation streams (plays joined by blank

@@ -22,23 +22,6 @@ pub struct SpikeSettings {
     pub alpha: AlphaPolicy,
 }
 
-impl SpikeSettings {
-    /// The paper's neuron (`λ = 0.25`, official reset, as
-    /// [`NeuronConfig::default`]) at `t_steps` time steps with the given
-    /// `levels`, and the official amplitude policy ([`AlphaPolicy::default`]).
-    /// Checked when a layer builds its neurons.
-    pub fn paper(t_steps: usize, levels: crate::neuron::Levels) -> Self {
-        SpikeSettings {
-            neuron: NeuronConfig {
-                t_steps,
-                levels,
-                ..NeuronConfig::default()
-            },
-            alpha: AlphaPolicy::default(),
-        }
-    }
-}
-
 fn neuron(s: &SpikeSettings, membrane: bool) -> Result<RefCell<ElasticBiSpike>> {
     let mut cfg = s.neuron;
     if !membrane {

@@ -6,11 +6,11 @@ use nncore::params::ParamSet;
 use nncore::train::TrainConfig;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use spikelm::Levels;
 use spikelm::corpus::{Vocab, mask_tokens, synthetic_corpus};
 use spikelm::layers::{SpikeLinear, SpikeSettings};
 use spikelm::model::{LmConfig, Objective, SpikeLm};
 use spikelm::sparse::SpikeMatrix;
+use spikelm::{AlphaPolicy, Levels, NeuronConfig, ResetMode};
 
 fn spikes(rng: &mut ChaCha8Rng, n: usize, d: usize, rate: f64, alpha: f32) -> Array2<f32> {
     Array2::from_shape_fn((n, d), |_| {
@@ -71,7 +71,15 @@ fn sparse_kernel_matches_dense_gemm_on_floats() {
 }
 
 fn settings(t: usize, levels: Levels) -> SpikeSettings {
-    SpikeSettings::paper(t, levels)
+    SpikeSettings {
+        neuron: NeuronConfig {
+            t_steps: t,
+            decay: 0.25,
+            reset: ResetMode::Official,
+            levels,
+        },
+        alpha: AlphaPolicy::default(),
+    }
 }
 
 /// `SpikeLinear` = membrane spikes, then `W·s + b`: its output equals the
